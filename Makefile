@@ -1,0 +1,75 @@
+# cptprov: build, test, install, benchmark.
+#   make            build/cptprov.so and build/libcptgo.so
+#   make test       every test (Go unit tests, C harnesses, openssl integration)
+#   make demo       build, then a GCM speed comparison and a TLS exchange on the simulator
+#   make install    into OpenSSL's module directory (openssl version -m)
+#   make bench      performance report against the default provider
+
+CC      ?= gcc
+GO      ?= go
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+CPPFLAGS += -D_GNU_SOURCE
+BUILD   := build
+MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\(.*\)"/\1/p')
+
+PROV_SRC := $(wildcard provider/*.c)
+PROV_HDR := $(wildcard provider/*.h)
+GO_SRC   := $(shell find . -name '*.go' -not -path './build/*' -not -name '*_test.go') $(wildcard provider/golib/*.c) go.mod
+TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test
+
+.PHONY: all test unit ctest itest demo install bench deps vet clean
+
+all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so
+
+$(BUILD):
+	mkdir -p $(BUILD)
+
+# The C half: what OpenSSL loads. Links libcrypto dynamically (ASYNC job
+# state is thread-local inside libcrypto).
+$(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) | $(BUILD)
+	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -shared \
+		-o $@ $(PROV_SRC) -lcrypto -ldl -lpthread
+
+# The Go half, loaded lazily. -Bsymbolic binds the runtime's
+# pthread_getattr_np call to the caching version in provider/golib.
+$(BUILD)/libcptgo.so: $(GO_SRC) provider/cptabi.h | $(BUILD)
+	CGO_ENABLED=1 $(GO) build -buildmode=c-shared -trimpath \
+		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic"' -o $@ ./provider/golib
+	rm -f $(BUILD)/libcptgo.h
+
+$(BUILD)/%: tests/%.c tests/common.c tests/common.h | $(BUILD)
+	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< tests/common.c -lcrypto -lpthread
+
+deps:
+	@tests/deps.sh
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	$(GO) vet ./cptdrv/... ./simulator/... ./dispatch/... ./stats/... ./provider/...
+
+unit:
+	$(GO) test -race -count=1 ./cptdrv/... ./simulator/... ./dispatch/... ./stats/...
+
+ctest: all $(TEST_BIN)
+	tests/run-c-tests.sh
+
+itest: all
+	tests/run-integration.sh
+
+test: deps vet unit ctest itest
+	@echo "all test groups passed"
+
+demo: deps all
+	tests/demo.sh
+
+install: all
+	@test -n "$(MODULESDIR)" || { echo "cannot find OpenSSL's module directory (openssl version -m)"; exit 1; }
+	install -d $(DESTDIR)$(MODULESDIR)
+	install -m 0755 $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(DESTDIR)$(MODULESDIR)/
+
+bench: all
+	tests/bench.sh
+
+clean:
+	rm -rf $(BUILD)

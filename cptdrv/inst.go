@@ -1,0 +1,153 @@
+package cptdrv
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// Engine groups of the device.
+const (
+	GroupSE uint8 = 1 // symmetric engines: ciphers, hashes, HMAC
+	GroupIE uint8 = 2 // IPsec engines (not used)
+	GroupAE uint8 = 3 // asymmetric engines: modexp, EC point multiply
+)
+
+// Major opcodes. The minor opcode (low byte of Op) is opcode specific.
+const (
+	MajorFC   = 0x33 // "flexi-crypto": cipher and AEAD operations on a context
+	MajorNOP  = 0x01 // no operation: completes immediately, used by tests and probes
+	MinorEnc  = 0x01
+	MinorDec  = 0x02
+	MinorNone = 0x00
+)
+
+// Op builds a 16-bit opcode from its major and minor parts.
+func Op(major, minor uint8) uint16 { return uint16(major)<<8 | uint16(minor) }
+
+// Ciphers carried in Param1 of MajorFC instructions.
+const (
+	CipherAESGCM uint16 = 1
+)
+
+// Flags carried in Param2 of MajorFC instructions.
+const (
+	// FlagStart: begin a new message with the IV stored in the context (IV, IVLen).
+	FlagStart uint16 = 1 << 0
+	// FlagCtxAAD: absorb the AAD stored in the context (AAD, AADLen) before the data.
+	FlagCtxAAD uint16 = 1 << 1
+	// FlagAAD: the input at DPtr is AAD, not data; nothing is written at RPtr.
+	FlagAAD uint16 = 1 << 2
+	// FlagFinal: finish the message and write the tag into the context (Tag).
+	FlagFinal uint16 = 1 << 3
+	// FlagTagInline: with FlagFinal, the tag follows the data: appended at
+	// RPtr+DLen when encrypting, read from DPtr+DLen (ALen bytes... 16) and
+	// verified when decrypting (UCAuthFail on mismatch, output zeroed).
+	FlagTagInline uint16 = 1 << 4
+)
+
+// Instruction is one 64-byte CPT instruction; see the package documentation.
+type Instruction struct {
+	Op     uint16
+	Param1 uint16
+	Param2 uint16
+	Group  uint8
+	_      uint8
+	DLen   uint32
+	RLen   uint32
+	DPtr   uintptr
+	RPtr   uintptr
+	CPtr   uintptr
+	APtr   uintptr
+	ResPtr uintptr
+	Tag    uint64
+}
+
+// Completion codes (Result.CompCode).
+const (
+	CompPending  uint8 = 0    // not written yet
+	CompGood     uint8 = 1    // executed; UCCode tells the engine's verdict
+	CompFault    uint8 = 2    // the device could not read or write the instruction's memory
+	CompBadInst  uint8 = 3    // unknown opcode, bad lengths or flags
+	CompHWError  uint8 = 4    // engine error (also what fault injection produces)
+	CompTimeout  uint8 = 0x80 // written by the driver, never the device: no completion in time
+	UCSuccess    uint8 = 0
+	UCAuthFail   uint8 = 1 // AEAD tag mismatch
+	UCBadState   uint8 = 2 // context state does not allow this instruction
+	UCBadKey     uint8 = 3 // key length not supported
+	UCBadLength  uint8 = 4 // message too long for the mode
+	UCBadContext uint8 = 5 // context not initialised
+)
+
+// Result is the 16-byte completion record the device writes.
+type Result struct {
+	CompCode uint8
+	UCCode   uint8
+	_        uint16
+	RLen     uint32
+	_        uint64
+}
+
+// Done reports whether the device has written the result.
+func (r *Result) Done() bool {
+	return atomic.LoadUint32((*uint32)(unsafe.Pointer(r)))&0xff != 0
+}
+
+// Publish stores the verdict with CompCode last, so that a reader that sees
+// Done() also sees UCCode and RLen.
+func (r *Result) Publish(comp, uc uint8, rlen uint32) {
+	r.RLen = rlen
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(r)), uint32(comp)|uint32(uc)<<8)
+}
+
+// reset makes the result pending again before reuse.
+func (r *Result) reset() {
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(r)), 0)
+	r.RLen = 0
+}
+
+// CipherContext is the device-visible context of one cipher stream (the
+// memory CPtr points to). The driver fills the key, the IV and small AAD; the
+// engine owns Engine, where it keeps the running state of the stream, and
+// writes Tag on FlagFinal.
+type CipherContext struct {
+	Key    [32]byte
+	KeyLen uint32
+	IVLen  uint32
+	// KeyID identifies the key material for the engine's expanded-key cache;
+	// the driver changes it whenever Key changes.
+	KeyID  uint64
+	IV     [128]byte
+	AADLen uint32
+	_      uint32
+	AAD    [64]byte
+	Tag    [16]byte
+	Engine [192]byte
+}
+
+// Bytes returns n bytes of host memory at addr as a slice. The address comes
+// from an instruction and names C-heap or DMA memory that the Go garbage
+// collector does not manage.
+func Bytes(addr uintptr, n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(nil), addr)), n)
+}
+
+// ContextAt interprets the memory at addr as a CipherContext.
+func ContextAt(addr uintptr) *CipherContext {
+	return (*CipherContext)(unsafe.Add(unsafe.Pointer(nil), addr))
+}
+
+// ResultAt interprets the memory at addr as a Result.
+func ResultAt(addr uintptr) *Result {
+	return (*Result)(unsafe.Add(unsafe.Pointer(nil), addr))
+}
+
+// Addr returns the address of the first byte of b (0 for an empty slice).
+func Addr(b []byte) uintptr {
+	if len(b) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(&b[0]))
+}

@@ -1,0 +1,48 @@
+package dispatch
+
+import "unsafe"
+
+// Cipher is the EVP semantics of one cipher over an operation context that
+// lives in C memory (st points to StateSize() zeroed bytes at newctx; a
+// zeroed context is a valid fresh one, so newctx needs no Go call).
+type Cipher interface {
+	Name() string
+	StateSize() uintptr
+	Init(env *Env, st unsafe.Pointer, enc bool, key []byte, keySet bool, iv []byte, ivSet bool, params Params) *Error
+	// Update returns pending=true when w is non-nil and the result will be
+	// delivered through w.Complete.
+	Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, in unsafe.Pointer, inl int, w Waiter) (outl int, pending bool, err *Error)
+	Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, w Waiter) (outl int, pending bool, err *Error)
+	GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error
+	SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error
+	// Dup fixes up a byte-for-byte copy of a context.
+	Dup(env *Env, st unsafe.Pointer)
+	// Free forgets what the device caches for the context.
+	Free(env *Env, st unsafe.Pointer)
+}
+
+// Cipher IDs shared with the C side (provider/cptabi.h CPT_ALG_*).
+const (
+	AlgAES128GCM = 1
+	AlgAES192GCM = 2
+	AlgAES256GCM = 3
+)
+
+var ciphers = map[int]Cipher{
+	AlgAES128GCM: gcm{name: "AES-128-GCM", keyLen: 16},
+	AlgAES192GCM: gcm{name: "AES-192-GCM", keyLen: 24},
+	AlgAES256GCM: gcm{name: "AES-256-GCM", keyLen: 32},
+}
+
+// CipherByID returns the cipher for a CPT_ALG_* id, or nil.
+func CipherByID(id int) Cipher { return ciphers[id] }
+
+// MaxStateSize is the largest context any cipher needs; the C side reserves
+// this much (CPT_CIPHER_STATE_SIZE) and the Go library checks it at start.
+func MaxStateSize() uintptr {
+	var m uintptr
+	for _, c := range ciphers {
+		m = max(m, c.StateSize())
+	}
+	return m
+}

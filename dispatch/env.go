@@ -1,0 +1,61 @@
+// Package dispatch gives each OSSL_DISPATCH operation of cptprov its
+// OpenSSL semantics (parameters, IV rules, TLS record handling, errors) and
+// turns it into CPT instructions for the driver.
+//
+// Operation contexts live in memory OpenSSL owns (the provider's C side
+// allocates them): their Go types hold only plain values, so a context made
+// before fork() is still meaningful to the fresh Go runtime of the child.
+package dispatch
+
+import (
+	"sync/atomic"
+
+	"cptprov/cptdrv"
+	"cptprov/stats"
+)
+
+// Env is what operations need from the process: the device queue, the key
+// cache of the device, counters.
+type Env struct {
+	SE       *cptdrv.Queue
+	Counters *stats.Counters
+	// Forget drops a key from the device's expanded-key cache.
+	Forget func(keyID uint64)
+
+	keyIDs atomic.Uint64
+	pidTag uint64
+}
+
+// NewEnv builds an Env; pid makes the key IDs of this process distinct from
+// those of contexts inherited across fork().
+func NewEnv(se *cptdrv.Queue, c *stats.Counters, forget func(uint64), pid int) *Env {
+	return &Env{SE: se, Counters: c, Forget: forget, pidTag: uint64(uint32(pid)) << 32}
+}
+
+func (e *Env) newKeyID() uint64 { return e.pidTag | e.keyIDs.Add(1)&0xffffffff }
+
+// Waiter receives the outcome of an operation that completes asynchronously
+// (inside an OpenSSL ASYNC job). Complete is called exactly once, from the
+// goroutine that saw the completion.
+type Waiter interface {
+	Complete(outl int, err *Error)
+}
+
+// deviceError maps a completion to the error the caller sees (nil: success).
+func deviceError(res cptdrv.Result, err error) *Error {
+	switch {
+	case err == cptdrv.ErrTimeout:
+		return errorf(ReasonTimeout, "device did not complete the operation in time")
+	case err == cptdrv.ErrQueueFull:
+		return errorf(ReasonQueueFull, "device queue full")
+	case err != nil:
+		return errorf(ReasonDeviceError, "device: %v", err)
+	case res.CompCode != cptdrv.CompGood:
+		return errorf(ReasonDeviceError, "device completion code %#x", res.CompCode)
+	case res.UCCode == cptdrv.UCAuthFail:
+		return errorf(ReasonAuthFailed, "tag verification failed")
+	case res.UCCode != cptdrv.UCSuccess:
+		return errorf(ReasonDeviceError, "device engine code %#x", res.UCCode)
+	}
+	return nil
+}

@@ -1,0 +1,335 @@
+/*
+ * Ciphers: one generic skeleton; each algorithm is a row of parameters and a
+ * dispatch table built by CPTPROV_CIPHER(). The semantics live in Go
+ * (package dispatch); this file moves calls across, bridges ASYNC jobs and
+ * answers the static questions (get_params, param tables) without Go.
+ */
+#include <string.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include "cptprov.h"
+
+struct cptprov_cipher_alg {
+    int id; /* CPT_ALG_* */
+    unsigned int mode; /* EVP_CIPH_*_MODE */
+    size_t keylen, ivlen, blocksize;
+    int aead, custom_iv;
+};
+
+struct cptprov_cipher_ctx {
+    struct cptprov_ctx *prov;
+    const struct cptprov_cipher_alg *alg;
+    /* Go-owned state: plain values, so a copy is a valid duplicate. */
+    unsigned char state[CPT_CIPHER_STATE_SIZE] __attribute__((aligned(64)));
+};
+
+static void *cptprov_cipher_newctx(void *provctx, const struct cptprov_cipher_alg *alg)
+{
+    struct cptprov_cipher_ctx *c = OPENSSL_zalloc(sizeof(*c));
+
+    if (c != NULL) {
+        c->prov = provctx;
+        c->alg = alg;
+    }
+    return c;
+}
+
+static void cptprov_cipher_freectx(void *vctx)
+{
+    struct cptprov_cipher_ctx *c = vctx;
+    const struct cptgo_api *api = cptprov_go_if_running();
+
+    if (c == NULL)
+        return;
+    if (api != NULL)
+        api->cipher_free(c->alg->id, c->state);
+    OPENSSL_clear_free(c, sizeof(*c));
+}
+
+static void *cptprov_cipher_dupctx(void *vctx)
+{
+    struct cptprov_cipher_ctx *c = vctx, *d;
+    const struct cptgo_api *api = cptprov_go_if_running();
+
+    d = OPENSSL_malloc(sizeof(*d));
+    if (d == NULL)
+        return NULL;
+    memcpy(d, c, sizeof(*d));
+    if (api != NULL)
+        api->cipher_dup(d->alg->id, d->state);
+    return d;
+}
+
+static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
+    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
+{
+    struct cptprov_cipher_ctx *c = vctx;
+    const struct cptgo_api *api = cptprov_go(c->prov);
+    struct cpt_status st = { 0, "" };
+
+    if (api == NULL)
+        return 0;
+    if (api->cipher_init(c->alg->id, c->state, enc, (void *)key, keylen, (void *)iv,
+            ivlen, (void *)params, &st) != CPT_OK) {
+        cptprov_raise_status(c->prov, &st, "cipher_init");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_cipher_einit(void *vctx, const unsigned char *key, size_t keylen,
+    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+{
+    return cipher_init(vctx, key, keylen, iv, ivlen, params, 1);
+}
+
+static int cptprov_cipher_dinit(void *vctx, const unsigned char *key, size_t keylen,
+    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+{
+    return cipher_init(vctx, key, keylen, iv, ivlen, params, 0);
+}
+
+/*
+ * Finishes a call that may have gone asynchronous: rc is what Go returned,
+ * n the job's notifier (NULL outside a job).
+ */
+static int finish(struct cptprov_cipher_ctx *c, int rc, struct cpt_notifier *n,
+    size_t *outl, const struct cpt_status *st, const char *func)
+{
+    if (rc == CPT_PENDING) {
+        rc = cptprov_async_wait(n);
+        if (rc == CPT_OK)
+            *outl = n->outl;
+        else
+            cptprov_raise_status(c->prov, &n->st, func);
+        return rc == CPT_OK;
+    }
+    cptprov_async_abort(n);
+    if (rc != CPT_OK) {
+        cptprov_raise_status(c->prov, st, func);
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_cipher_update(void *vctx, unsigned char *out, size_t *outl,
+    size_t outsize, const unsigned char *in, size_t inl)
+{
+    struct cptprov_cipher_ctx *c = vctx;
+    const struct cptgo_api *api = cptprov_go(c->prov);
+    struct cpt_status st = { 0, "" };
+    struct cpt_notifier *n;
+    int rc;
+
+    if (api == NULL)
+        return 0;
+    *outl = 0;
+    n = cptprov_async_begin();
+    rc = api->cipher_update(c->alg->id, c->state, out, outl, outsize, (void *)in, inl, n, &st);
+    return finish(c, rc, n, outl, &st, "cipher_update");
+}
+
+static int cptprov_cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    struct cptprov_cipher_ctx *c = vctx;
+    const struct cptgo_api *api = cptprov_go(c->prov);
+    struct cpt_status st = { 0, "" };
+    struct cpt_notifier *n;
+    int rc;
+
+    if (api == NULL)
+        return 0;
+    *outl = 0;
+    n = cptprov_async_begin();
+    rc = api->cipher_final(c->alg->id, c->state, out, outl, outsize, n, &st);
+    return finish(c, rc, n, outl, &st, "cipher_final");
+}
+
+/* EVP_Cipher(): for AEAD ciphers a NULL input means "final". */
+static int cptprov_cipher_cipher(void *vctx, unsigned char *out, size_t *outl,
+    size_t outsize, const unsigned char *in, size_t inl)
+{
+    if (in == NULL)
+        return cptprov_cipher_final(vctx, out, outl, outsize);
+    return cptprov_cipher_update(vctx, out, outl, outsize, in, inl);
+}
+
+static int cptprov_cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    struct cptprov_cipher_ctx *c = vctx;
+    const struct cptgo_api *api;
+    struct cpt_status st = { 0, "" };
+
+    if (params == NULL)
+        return 1;
+    if ((api = cptprov_go(c->prov)) == NULL)
+        return 0;
+    if (api->cipher_get_ctx_params(c->alg->id, c->state, params, &st) != CPT_OK) {
+        cptprov_raise_status(c->prov, &st, "cipher_get_ctx_params");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    struct cptprov_cipher_ctx *c = vctx;
+    const struct cptgo_api *api;
+    struct cpt_status st = { 0, "" };
+
+    if (params == NULL || params[0].key == NULL)
+        return 1;
+    if ((api = cptprov_go(c->prov)) == NULL)
+        return 0;
+    if (api->cipher_set_ctx_params(c->alg->id, c->state, (void *)params, &st) != CPT_OK) {
+        cptprov_raise_status(c->prov, &st, "cipher_set_ctx_params");
+        return 0;
+    }
+    return 1;
+}
+
+/* Static algorithm parameters: answered in C, before any Go exists. */
+static int cipher_get_params(OSSL_PARAM params[], const struct cptprov_cipher_alg *a)
+{
+    OSSL_PARAM *p;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL
+        && !OSSL_PARAM_set_uint(p, a->mode))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL
+        && !OSSL_PARAM_set_int(p, a->aead))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL
+        && !OSSL_PARAM_set_int(p, a->custom_iv))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL
+        && !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) != NULL
+        && !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) != NULL
+        && !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, a->keylen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL
+        && !OSSL_PARAM_set_size_t(p, a->blocksize))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, a->ivlen))
+        return 0;
+    return 1;
+}
+
+/*
+ * The same parameter lists as OpenSSL's own AEAD ciphers (tls-version and
+ * tls-mac-size are accepted without being listed, as there).
+ */
+static const OSSL_PARAM cipher_gettable_params[] = {
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM aead_gettable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, NULL, 0),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM aead_settable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, NULL, 0),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *cptprov_cipher_gettable_params(void *provctx)
+{
+    (void)provctx;
+    return cipher_gettable_params;
+}
+
+static const OSSL_PARAM *cptprov_aead_gettable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return aead_gettable_ctx_params;
+}
+
+static const OSSL_PARAM *cptprov_aead_settable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return aead_settable_ctx_params;
+}
+
+/* One algorithm: its parameter row, newctx, get_params and dispatch table. */
+#define CPTPROV_CIPHER(lc, ID, MODE, keybytes, ivbytes, blkbytes, isaead)         \
+    static const struct cptprov_cipher_alg cptprov_##lc##_alg = {                 \
+        ID, MODE, keybytes, ivbytes, blkbytes, isaead, isaead                     \
+    };                                                                            \
+    static void *cptprov_##lc##_newctx(void *provctx)                             \
+    {                                                                             \
+        return cptprov_cipher_newctx(provctx, &cptprov_##lc##_alg);               \
+    }                                                                             \
+    static int cptprov_##lc##_get_params(OSSL_PARAM params[])                     \
+    {                                                                             \
+        return cipher_get_params(params, &cptprov_##lc##_alg);                    \
+    }                                                                             \
+    static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                     \
+        { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))cptprov_##lc##_newctx },       \
+        { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))cptprov_cipher_freectx },     \
+        { OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))cptprov_cipher_dupctx },       \
+        { OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))cptprov_cipher_einit },   \
+        { OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))cptprov_cipher_dinit },   \
+        { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))cptprov_cipher_update },       \
+        { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))cptprov_cipher_final },         \
+        { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))cptprov_cipher_cipher },       \
+        { OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))cptprov_##lc##_get_params }, \
+        { OSSL_FUNC_CIPHER_GET_CTX_PARAMS,                                        \
+            (void (*)(void))cptprov_cipher_get_ctx_params },                      \
+        { OSSL_FUNC_CIPHER_SET_CTX_PARAMS,                                        \
+            (void (*)(void))cptprov_cipher_set_ctx_params },                      \
+        { OSSL_FUNC_CIPHER_GETTABLE_PARAMS,                                       \
+            (void (*)(void))cptprov_cipher_gettable_params },                     \
+        { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS,                                   \
+            (void (*)(void))cptprov_aead_gettable_ctx_params },                   \
+        { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS,                                   \
+            (void (*)(void))cptprov_aead_settable_ctx_params },                   \
+        { 0, NULL }                                                               \
+    };
+
+CPTPROV_CIPHER(aes128gcm, CPT_ALG_AES_128_GCM, EVP_CIPH_GCM_MODE, 16, 12, 1, 1)
+CPTPROV_CIPHER(aes192gcm, CPT_ALG_AES_192_GCM, EVP_CIPH_GCM_MODE, 24, 12, 1, 1)
+CPTPROV_CIPHER(aes256gcm, CPT_ALG_AES_256_GCM, EVP_CIPH_GCM_MODE, 32, 12, 1, 1)
+
+/* Names and aliases as the default provider spells them. */
+const OSSL_ALGORITHM cptprov_ciphers[] = {
+    { "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", CPTPROV_PROPS,
+        cptprov_aes128gcm_functions, "AES-128-GCM on the CPT" },
+    { "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", CPTPROV_PROPS,
+        cptprov_aes192gcm_functions, "AES-192-GCM on the CPT" },
+    { "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", CPTPROV_PROPS,
+        cptprov_aes256gcm_functions, "AES-256-GCM on the CPT" },
+    { NULL, NULL, NULL, NULL }
+};

@@ -1,0 +1,102 @@
+/*
+ * The interface between cptprov.so (C, loaded by OpenSSL) and libcptgo.so
+ * (Go, loaded on first use). Both sides include this header; the Go side
+ * checks the numbers it shares with package dispatch at build time.
+ */
+#ifndef CPTABI_H
+#define CPTABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <errno.h>
+
+#define CPT_ABI_VERSION 1
+
+/* Return values of the Go entry points. */
+#define CPT_ERR 0
+#define CPT_OK 1
+#define CPT_PENDING 2 /* submitted; the outcome arrives through the notifier */
+
+/* Reason codes (dispatch.Reason*). */
+#define CPT_R_INVALID_KEY_LENGTH 1
+#define CPT_R_INVALID_IV_LENGTH 2
+#define CPT_R_MISSING_KEY 3
+#define CPT_R_MISSING_IV 4
+#define CPT_R_INVALID_TAG 5
+#define CPT_R_OUTPUT_TOO_SMALL 6
+#define CPT_R_BAD_PARAMETER 7
+#define CPT_R_INVALID_AAD 8
+#define CPT_R_OPERATION_FAILED 9
+#define CPT_R_DEVICE_ERROR 10
+#define CPT_R_DEVICE_UNAVAILABLE 11
+#define CPT_R_INTERNAL 12
+#define CPT_R_WRONG_STATE 13
+#define CPT_R_QUEUE_FULL 14
+#define CPT_R_AUTH_FAILED 15
+#define CPT_R_TOO_MANY_RECORDS 16
+#define CPT_R_TIMEOUT 17
+
+/* Cipher algorithm ids (dispatch.Alg*). */
+#define CPT_ALG_AES_128_GCM 1
+#define CPT_ALG_AES_192_GCM 2
+#define CPT_ALG_AES_256_GCM 3
+
+/* Bytes of Go-owned state in every cipher context (>= dispatch.MaxStateSize). */
+#define CPT_CIPHER_STATE_SIZE 1024
+
+/* What went wrong, filled by Go, raised by C through the core's upcalls. */
+struct cpt_status {
+    int reason;
+    char msg[200];
+};
+
+/* Configuration handed to the Go side when it starts in a process. */
+struct cpt_config {
+    const char *stats_dir; /* NULL: no statistics file */
+    int se_engines; /* 0: number of CPUs */
+    int ae_engines;
+    int ring_depth; /* 0: default */
+    const char *faults; /* simulator fault plan (tests), NULL: none */
+};
+
+/*
+ * One per ASYNC_WAIT_CTX: the eventfd registered with the wait context and
+ * the outcome of the operation in flight. Reference counted because the
+ * wait context may be freed (its cleanup drops one reference) while the
+ * device still holds another for an operation in flight.
+ */
+struct cpt_notifier {
+    atomic_int refs;
+    atomic_int done;
+    int fd;
+    int rc;
+    size_t outl;
+    struct cpt_status st;
+};
+
+static inline void cpt_notifier_put(struct cpt_notifier *n)
+{
+    if (atomic_fetch_sub_explicit(&n->refs, 1, memory_order_acq_rel) == 1) {
+        if (n->fd >= 0)
+            close(n->fd);
+        free(n);
+    }
+}
+
+/* Called by the device side when the operation is over. */
+static inline void cpt_notifier_complete(struct cpt_notifier *n)
+{
+    uint64_t one = 1;
+    ssize_t r;
+
+    atomic_store_explicit(&n->done, 1, memory_order_release);
+    do {
+        r = write(n->fd, &one, sizeof(one));
+    } while (r < 0 && errno == EINTR);
+    cpt_notifier_put(n);
+}
+
+#endif

@@ -1,0 +1,70 @@
+/* Errors reach the application through the core's error upcalls. */
+#include <stdarg.h>
+#include <stdio.h>
+#include "cptprov.h"
+
+static OSSL_FUNC_core_new_error_fn *c_new_error;
+static OSSL_FUNC_core_set_error_debug_fn *c_set_error_debug;
+static OSSL_FUNC_core_vset_error_fn *c_vset_error;
+
+const OSSL_ITEM cptprov_reason_strings[] = {
+    { CPT_R_INVALID_KEY_LENGTH, "invalid key length" },
+    { CPT_R_INVALID_IV_LENGTH, "invalid iv length" },
+    { CPT_R_MISSING_KEY, "no key set" },
+    { CPT_R_MISSING_IV, "no iv set" },
+    { CPT_R_INVALID_TAG, "invalid tag" },
+    { CPT_R_OUTPUT_TOO_SMALL, "output buffer too small" },
+    { CPT_R_BAD_PARAMETER, "bad parameter" },
+    { CPT_R_INVALID_AAD, "invalid aad" },
+    { CPT_R_OPERATION_FAILED, "cipher operation failed" },
+    { CPT_R_DEVICE_ERROR, "device error" },
+    { CPT_R_DEVICE_UNAVAILABLE, "device unavailable" },
+    { CPT_R_INTERNAL, "internal error" },
+    { CPT_R_WRONG_STATE, "operation not allowed in this state" },
+    { CPT_R_QUEUE_FULL, "device queue full" },
+    { CPT_R_AUTH_FAILED, "authentication failed" },
+    { CPT_R_TOO_MANY_RECORDS, "too many records" },
+    { CPT_R_TIMEOUT, "device timeout" },
+    { 0, NULL }
+};
+
+int cptprov_errors_init(const OSSL_DISPATCH *in)
+{
+    for (; in->function_id != 0; in++) {
+        switch (in->function_id) {
+        case OSSL_FUNC_CORE_NEW_ERROR:
+            c_new_error = OSSL_FUNC_core_new_error(in);
+            break;
+        case OSSL_FUNC_CORE_SET_ERROR_DEBUG:
+            c_set_error_debug = OSSL_FUNC_core_set_error_debug(in);
+            break;
+        case OSSL_FUNC_CORE_VSET_ERROR:
+            c_vset_error = OSSL_FUNC_core_vset_error(in);
+            break;
+        }
+    }
+    return c_new_error != NULL && c_set_error_debug != NULL && c_vset_error != NULL;
+}
+
+void cptprov_raise(const struct cptprov_ctx *p, int reason, const char *file,
+    int line, const char *func, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (p == NULL || c_new_error == NULL)
+        return;
+    c_new_error(p->handle);
+    c_set_error_debug(p->handle, file, line, func);
+    va_start(ap, fmt);
+    c_vset_error(p->handle, (uint32_t)reason, fmt, ap);
+    va_end(ap);
+}
+
+void cptprov_raise_status(const struct cptprov_ctx *p, const struct cpt_status *st,
+    const char *func)
+{
+    int reason = st->reason != 0 ? st->reason : CPT_R_INTERNAL;
+
+    cptprov_raise(p, reason, "libcptgo", 0, func, "%s",
+        st->msg[0] != '\0' ? st->msg : "operation failed");
+}

@@ -1,0 +1,277 @@
+// Command golib is built as libcptgo.so (-buildmode=c-shared): the Go half
+// of cptprov. cptprov.so loads it on the first operation that needs the
+// device, in the process that runs the operation, so that no Go runtime
+// exists before a fork. Every exported function recovers panics into an
+// OpenSSL error: a Go panic must never reach the host.
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/.. -O2 -Wall
+#include "cptabi.h"
+
+static inline void cpt_notify(struct cpt_notifier *n) { cpt_notifier_complete(n); }
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sync"
+	"unsafe"
+
+	"cptprov/cptdrv"
+	"cptprov/dispatch"
+	"cptprov/simulator"
+	"cptprov/stats"
+)
+
+func main() {}
+
+// The numbers shared with the C side must agree.
+var _ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
+var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
+
+// process is the device of this process and what operations need from it.
+type process struct {
+	dev      *simulator.Device
+	se       *cptdrv.Queue
+	env      *dispatch.Env
+	counters *stats.Counters
+	writer   *stats.Writer
+}
+
+var (
+	procMu sync.Mutex
+	proc   *process
+)
+
+func setStatus(st *C.struct_cpt_status, e *dispatch.Error) {
+	if st == nil || e == nil {
+		return
+	}
+	st.reason = C.int(e.Reason)
+	msg := e.Msg
+	if len(msg) >= len(st.msg) {
+		msg = msg[:len(st.msg)-1]
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&st.msg[0])), len(st.msg))
+	n := copy(b, msg)
+	b[n] = 0
+}
+
+// guard turns a panic into an internal error for the exported function it
+// is deferred in.
+func guard(st *C.struct_cpt_status, rc *C.int) {
+	if r := recover(); r != nil {
+		setStatus(st, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: fmt.Sprintf("internal error: %v", r)})
+		*rc = C.CPT_ERR
+		if os.Getenv("CPTPROV_DEBUG") != "" {
+			os.Stderr.Write(debug.Stack())
+		}
+	}
+}
+
+func result(st *C.struct_cpt_status, e *dispatch.Error) C.int {
+	if e != nil {
+		setStatus(st, e)
+		return C.CPT_ERR
+	}
+	return C.CPT_OK
+}
+
+//export cptgo_abi_version
+func cptgo_abi_version() C.int { return C.CPT_ABI_VERSION }
+
+//export cptgo_start
+func cptgo_start(cfg *C.struct_cpt_config, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	procMu.Lock()
+	defer procMu.Unlock()
+	if proc != nil {
+		return C.CPT_OK
+	}
+	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE {
+		return result(st, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: "cipher state larger than the C side reserves"})
+	}
+	p, err := startProcess(cfg)
+	if err != nil {
+		return result(st, &dispatch.Error{Reason: dispatch.ReasonDeviceUnavailable, Msg: err.Error()})
+	}
+	proc = p
+	return C.CPT_OK
+}
+
+func startProcess(cfg *C.struct_cpt_config) (*process, error) {
+	simCfg := simulator.Config{SEEngines: int(cfg.se_engines), AEEngines: int(cfg.ae_engines)}
+	dev := simulator.New(simCfg)
+	if cfg.faults != nil {
+		plan, err := simulator.ParseFaultPlan(C.GoString(cfg.faults))
+		if err != nil {
+			dev.Close()
+			return nil, err
+		}
+		dev.SetFaults(plan)
+	}
+	se, err := cptdrv.NewQueue(dev, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: int(cfg.ring_depth)})
+	if err != nil {
+		dev.Close()
+		return nil, err
+	}
+	p := &process{dev: dev, se: se, counters: stats.New()}
+	p.env = dispatch.NewEnv(se, p.counters, dev.Forget, os.Getpid())
+	if cfg.stats_dir != nil {
+		p.writer = stats.NewWriter(C.GoString(cfg.stats_dir), p.snapshot)
+		p.writer.Start()
+	}
+	return p, nil
+}
+
+func (p *process) snapshot() stats.Snapshot {
+	qs := p.se.Stats()
+	ds := p.dev.Stats()
+	return stats.Snapshot{
+		Backend:    p.dev.Name(),
+		Algorithms: p.counters.Snapshot(),
+		Device: map[string]uint64{
+			"submitted": qs.Submitted, "completed": qs.Completed, "queue_full": qs.Full,
+			"stale_completions": qs.Stale, "timeouts": qs.Timeouts, "assisted": qs.Assisted,
+			"in_flight_max": qs.InFlightHi, "executed": ds.Executed, "errors": ds.Errors,
+			"faults": ds.Faults, "stalled": ds.Stalled,
+		},
+	}
+}
+
+//export cptgo_shutdown
+func cptgo_shutdown() {
+	defer func() { recover() }()
+	procMu.Lock()
+	p := proc
+	procMu.Unlock()
+	if p != nil && p.writer != nil {
+		p.writer.Stop()
+	}
+}
+
+func cipherOf(alg C.int, st *C.struct_cpt_status) (dispatch.Cipher, *dispatch.Env, *dispatch.Error) {
+	c := dispatch.CipherByID(int(alg))
+	if c == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: fmt.Sprintf("unknown cipher id %d", alg)}
+	}
+	p := proc
+	if p == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonDeviceUnavailable, Msg: "device not started"}
+	}
+	return c, p.env, nil
+}
+
+func goBytes(p unsafe.Pointer, n C.size_t) []byte {
+	if p == nil || n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), int(n))
+}
+
+//export cptgo_cipher_init
+func cptgo_cipher_init(alg C.int, state unsafe.Pointer, enc C.int, key unsafe.Pointer, keylen C.size_t, iv unsafe.Pointer, ivlen C.size_t, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	c, env, e := cipherOf(alg, st)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, c.Init(env, state, enc != 0, goBytes(key, keylen), key != nil, goBytes(iv, ivlen), iv != nil, dispatch.ParamsAt(params)))
+}
+
+// notifier delivers an asynchronous outcome to the C side's waiter.
+type notifier struct{ n *C.struct_cpt_notifier }
+
+func (w notifier) Complete(outl int, e *dispatch.Error) {
+	w.n.outl = C.size_t(outl)
+	if e != nil {
+		w.n.rc = C.CPT_ERR
+		setStatus(&w.n.st, e)
+	} else {
+		w.n.rc = C.CPT_OK
+	}
+	C.cpt_notify(w.n)
+}
+
+func waiterOf(n *C.struct_cpt_notifier) dispatch.Waiter {
+	if n == nil {
+		return nil
+	}
+	return notifier{n}
+}
+
+func pendingResult(outl *C.size_t, n int, pending bool, st *C.struct_cpt_status, e *dispatch.Error) C.int {
+	if e != nil {
+		setStatus(st, e)
+		return C.CPT_ERR
+	}
+	if pending {
+		return C.CPT_PENDING
+	}
+	if outl != nil {
+		*outl = C.size_t(n)
+	}
+	return C.CPT_OK
+}
+
+//export cptgo_cipher_update
+func cptgo_cipher_update(alg C.int, state, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, in unsafe.Pointer, inl C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	c, env, e := cipherOf(alg, st)
+	if e != nil {
+		return result(st, e)
+	}
+	n, pending, e := c.Update(env, state, out, int(outsize), in, int(inl), waiterOf(wn))
+	return pendingResult(outl, n, pending, st, e)
+}
+
+//export cptgo_cipher_final
+func cptgo_cipher_final(alg C.int, state, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	c, env, e := cipherOf(alg, st)
+	if e != nil {
+		return result(st, e)
+	}
+	n, pending, e := c.Final(env, state, out, int(outsize), waiterOf(wn))
+	return pendingResult(outl, n, pending, st, e)
+}
+
+//export cptgo_cipher_get_ctx_params
+func cptgo_cipher_get_ctx_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	c, env, e := cipherOf(alg, st)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, c.GetCtxParams(env, state, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_cipher_set_ctx_params
+func cptgo_cipher_set_ctx_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	c, env, e := cipherOf(alg, st)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, c.SetCtxParams(env, state, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_cipher_dup
+func cptgo_cipher_dup(alg C.int, state unsafe.Pointer) (rc C.int) {
+	defer guard(nil, &rc)
+	if c, env, e := cipherOf(alg, nil); e == nil {
+		c.Dup(env, state)
+	}
+	return C.CPT_OK
+}
+
+//export cptgo_cipher_free
+func cptgo_cipher_free(alg C.int, state unsafe.Pointer) {
+	defer func() { recover() }()
+	if c, env, e := cipherOf(alg, nil); e == nil {
+		c.Free(env, state)
+	}
+}

@@ -1,0 +1,156 @@
+/*
+ * The provider entry point. Everything here runs at load or configuration
+ * time, possibly in a parent that forks workers afterwards: it must not
+ * start the Go runtime, and it does not.
+ */
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include "cptprov.h"
+
+static OSSL_FUNC_core_get_params_fn *c_get_params;
+
+static const OSSL_PARAM provider_gettable_params[] = {
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
+    OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *cptprov_gettable_params(void *provctx)
+{
+    (void)provctx;
+    return provider_gettable_params;
+}
+
+static int cptprov_get_params(void *provctx, OSSL_PARAM params[])
+{
+    OSSL_PARAM *p;
+
+    (void)provctx;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, "cptprov: OCTEON CPT offload (simulator backend)"))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, CPTPROV_VERSION))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, "cptprov " CPTPROV_VERSION " built " __DATE__))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL
+        && !OSSL_PARAM_set_int(p, 1))
+        return 0;
+    return 1;
+}
+
+static const OSSL_ALGORITHM *cptprov_query(void *provctx, int operation_id, int *no_cache)
+{
+    (void)provctx;
+    *no_cache = 0;
+    switch (operation_id) {
+    case OSSL_OP_CIPHER:
+        return cptprov_ciphers;
+    }
+    return NULL;
+}
+
+static const OSSL_ITEM *cptprov_get_reason_strings(void *provctx)
+{
+    (void)provctx;
+    return cptprov_reason_strings;
+}
+
+static void cptprov_teardown(void *provctx)
+{
+    struct cptprov_ctx *p = provctx;
+
+    cptprov_loader_teardown();
+    if (p != NULL) {
+        OPENSSL_free(p->stats_dir);
+        OPENSSL_free(p->faults);
+        OPENSSL_free(p);
+    }
+}
+
+static const OSSL_DISPATCH cptprov_dispatch[] = {
+    { OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))cptprov_teardown },
+    { OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))cptprov_gettable_params },
+    { OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))cptprov_get_params },
+    { OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))cptprov_query },
+    { OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))cptprov_get_reason_strings },
+    { 0, NULL }
+};
+
+/* Reads the provider's configuration section (strings only at this stage). */
+static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
+{
+    char *stats_dir = NULL, *engines = NULL, *depth = NULL, *faults = NULL;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_utf8_ptr("stats_dir", &stats_dir, 0),
+        OSSL_PARAM_utf8_ptr("engines", &engines, 0),
+        OSSL_PARAM_utf8_ptr("ring_depth", &depth, 0),
+        OSSL_PARAM_utf8_ptr("faults", &faults, 0),
+        OSSL_PARAM_END
+    };
+    const char *env;
+
+    if (c_get_params == NULL || !c_get_params(handle, params))
+        return 0;
+    if (stats_dir != NULL && stats_dir[0] != '\0')
+        p->stats_dir = OPENSSL_strdup(stats_dir);
+    if ((env = getenv("CPTPROV_FAULTS")) != NULL && env[0] != '\0')
+        faults = (char *)env;
+    if (faults != NULL && faults[0] != '\0')
+        p->faults = OPENSSL_strdup(faults);
+    if (engines != NULL)
+        p->cfg.se_engines = p->cfg.ae_engines = atoi(engines);
+    if (depth != NULL)
+        p->cfg.ring_depth = atoi(depth);
+    p->cfg.stats_dir = p->stats_dir;
+    p->cfg.faults = p->faults;
+    return 1;
+}
+
+/*
+ * Keep this module mapped for the life of the process: wait contexts and
+ * atexit hold pointers to its functions, and the Go half it loads can never
+ * be unloaded anyway.
+ */
+static void pin_module(void)
+{
+    Dl_info info;
+
+    if (dladdr((void *)pin_module, &info) != 0 && info.dli_fname != NULL)
+        (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+__attribute__((visibility("default")))
+int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+    const OSSL_DISPATCH **out, void **provctx)
+{
+    struct cptprov_ctx *p;
+    const OSSL_DISPATCH *d;
+
+    for (d = in; d->function_id != 0; d++)
+        if (d->function_id == OSSL_FUNC_CORE_GET_PARAMS)
+            c_get_params = OSSL_FUNC_core_get_params(d);
+    if (!cptprov_errors_init(in) || !cptprov_loader_init())
+        return 0;
+    p = OPENSSL_zalloc(sizeof(*p));
+    if (p == NULL)
+        return 0;
+    p->handle = handle;
+    if (!read_config(handle, p)) {
+        cptprov_teardown(p);
+        return 0;
+    }
+    pin_module();
+    *out = cptprov_dispatch;
+    *provctx = p;
+    return 1;
+}

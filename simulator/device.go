@@ -1,0 +1,248 @@
+// Package simulator is a software CPT: engine groups of goroutines that fetch
+// instructions from the driver's queues, execute them, write the result area
+// and raise the completion, with deterministic fault injection for tests.
+//
+// It implements cptdrv.Backend, and cptdrv.Assister so that a synchronous
+// submitter can lend its own thread to the device instead of sleeping.
+package simulator
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cptprov/cptdrv"
+)
+
+// Config sizes the device.
+type Config struct {
+	// SEEngines and AEEngines are the goroutines per engine group; 0 means
+	// the number of CPUs.
+	SEEngines int
+	AEEngines int
+	// Spin is how many empty polls an idle engine makes before it parks.
+	Spin int
+}
+
+// Stats are the device's cumulative counters.
+type Stats struct {
+	Executed uint64 // instructions executed (all outcomes)
+	Errors   uint64 // completions other than CompGood/UCSuccess
+	Faults   uint64 // faults injected
+	Stalled  uint64 // instructions swallowed by a stall fault
+}
+
+// Device is the simulated CPT.
+type Device struct {
+	cfg    Config
+	groups map[uint8]*group
+	faults atomic.Pointer[FaultPlan]
+	keys   keyCache
+	wg     sync.WaitGroup
+	stop   chan struct{}
+	once   sync.Once
+
+	executed, errors, faulted, stalled atomic.Uint64
+}
+
+// group is one engine group: its engines serve every queue attached to it.
+type group struct {
+	id      uint8
+	mu      sync.Mutex
+	queues  atomic.Pointer[[]*cptdrv.Queue]
+	wake    chan struct{}
+	parked  atomic.Int32
+	engines int
+}
+
+// New starts a device with its engine goroutines.
+func New(cfg Config) *Device {
+	if cfg.SEEngines <= 0 {
+		cfg.SEEngines = runtime.NumCPU()
+	}
+	if cfg.AEEngines <= 0 {
+		cfg.AEEngines = runtime.NumCPU()
+	}
+	if cfg.Spin <= 0 {
+		cfg.Spin = 200
+	}
+	d := &Device{cfg: cfg, groups: map[uint8]*group{}, stop: make(chan struct{})}
+	for id, n := range map[uint8]int{cptdrv.GroupSE: cfg.SEEngines, cptdrv.GroupAE: cfg.AEEngines} {
+		g := &group{id: id, wake: make(chan struct{}, n), engines: n}
+		g.queues.Store(&[]*cptdrv.Queue{})
+		d.groups[id] = g
+		for i := 0; i < n; i++ {
+			d.wg.Add(1)
+			go d.engine(g)
+		}
+	}
+	return d
+}
+
+// Name implements cptdrv.Backend.
+func (d *Device) Name() string { return "simulator" }
+
+// Attach implements cptdrv.Backend.
+func (d *Device) Attach(q *cptdrv.Queue) error {
+	g := d.groups[q.Group()]
+	if g == nil {
+		return errUnknownGroup(q.Group())
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	qs := append(append([]*cptdrv.Queue{}, *g.queues.Load()...), q)
+	g.queues.Store(&qs)
+	return nil
+}
+
+// Detach implements cptdrv.Backend.
+func (d *Device) Detach(q *cptdrv.Queue) {
+	g := d.groups[q.Group()]
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var qs []*cptdrv.Queue
+	for _, x := range *g.queues.Load() {
+		if x != q {
+			qs = append(qs, x)
+		}
+	}
+	g.queues.Store(&qs)
+}
+
+// Doorbell implements cptdrv.Backend: wake a parked engine, if any.
+func (d *Device) Doorbell(q *cptdrv.Queue) {
+	g := d.groups[q.Group()]
+	if g == nil || g.parked.Load() == 0 {
+		return
+	}
+	select {
+	case g.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Assist implements cptdrv.Assister.
+func (d *Device) Assist(q *cptdrv.Queue) bool {
+	inst, ok := q.Next()
+	if !ok {
+		return false
+	}
+	q.Assisted()
+	d.execute(q, &inst)
+	return true
+}
+
+// SetFaults installs a fault plan (nil removes it).
+func (d *Device) SetFaults(p *FaultPlan) { d.faults.Store(p) }
+
+// Stats returns a snapshot of the device counters.
+func (d *Device) Stats() Stats {
+	return Stats{Executed: d.executed.Load(), Errors: d.errors.Load(), Faults: d.faulted.Load(), Stalled: d.stalled.Load()}
+}
+
+// Forget drops the expanded form of a key from the engines' cache (the
+// driver calls it when a context is freed).
+func (d *Device) Forget(keyID uint64) { d.keys.forget(keyID) }
+
+// Close stops the engines. Queues must be closed first.
+func (d *Device) Close() {
+	d.once.Do(func() { close(d.stop) })
+	d.wg.Wait()
+}
+
+func (d *Device) engine(g *group) {
+	defer d.wg.Done()
+	idle := 0
+	for {
+		worked := false
+		for _, q := range *g.queues.Load() {
+			if inst, ok := q.Next(); ok {
+				d.execute(q, &inst)
+				worked = true
+			}
+		}
+		if worked {
+			idle = 0
+			continue
+		}
+		if idle++; idle < d.cfg.Spin {
+			runtime.Gosched()
+			continue
+		}
+		idle = 0
+		g.parked.Add(1)
+		// Re-check after announcing we park: a doorbell rung before the
+		// announcement saw no parked engine and sent nothing.
+		pending := false
+		for _, q := range *g.queues.Load() {
+			if q.Pending() > 0 {
+				pending = true
+			}
+		}
+		if !pending {
+			select {
+			case <-g.wake:
+			case <-d.stop:
+				g.parked.Add(-1)
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		g.parked.Add(-1)
+	}
+}
+
+// execute runs one instruction: fault injection, the opcode's handler, the
+// result, the completion.
+func (d *Device) execute(q *cptdrv.Queue, inst *cptdrv.Instruction) {
+	d.executed.Add(1)
+	res := cptdrv.ResultAt(inst.ResPtr)
+	if p := d.faults.Load(); p != nil {
+		switch f := p.next(inst); f.Kind {
+		case FaultError:
+			d.faulted.Add(1)
+			d.errors.Add(1)
+			res.Publish(cptdrv.CompHWError, 0, 0)
+			q.Complete(inst.Tag)
+			return
+		case FaultStall:
+			d.faulted.Add(1)
+			d.stalled.Add(1)
+			return // never completes
+		case FaultDelay:
+			d.faulted.Add(1)
+			time.Sleep(f.Delay)
+		}
+	}
+	comp, uc, rlen := d.run(inst)
+	if comp != cptdrv.CompGood || uc != cptdrv.UCSuccess {
+		d.errors.Add(1)
+	}
+	res.Publish(comp, uc, rlen)
+	q.Complete(inst.Tag)
+}
+
+// run dispatches on the opcode. A panic in a handler (a bug, or memory the
+// instruction should not have named) becomes a fault completion: the device
+// never takes the host down.
+func (d *Device) run(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
+	defer func() {
+		if recover() != nil {
+			comp, uc, rlen = cptdrv.CompFault, 0, 0
+		}
+	}()
+	switch inst.Op >> 8 {
+	case cptdrv.MajorNOP:
+		return cptdrv.CompGood, cptdrv.UCSuccess, 0
+	case cptdrv.MajorFC:
+		if inst.Group != cptdrv.GroupSE {
+			return cptdrv.CompBadInst, 0, 0
+		}
+		return d.flexiCrypto(inst)
+	}
+	return cptdrv.CompBadInst, 0, 0
+}

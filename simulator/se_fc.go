@@ -1,0 +1,138 @@
+package simulator
+
+import (
+	"crypto/subtle"
+	"sync"
+	"unsafe"
+
+	"cptprov/cptdrv"
+	"cptprov/simulator/aesgcm"
+)
+
+// The engine keeps a GCM stream's running state in the context's Engine
+// area; it must fit.
+var _ [len(cptdrv.CipherContext{}.Engine) - int(unsafe.Sizeof(aesgcm.State{}))]byte
+
+// flexiCrypto executes a MajorFC instruction: one piece of an AEAD stream on
+// the context at CPtr.
+func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
+	if inst.Param1 != cptdrv.CipherAESGCM || inst.CPtr == 0 {
+		return cptdrv.CompBadInst, 0, 0
+	}
+	minor := uint8(inst.Op)
+	if minor != cptdrv.MinorEnc && minor != cptdrv.MinorDec {
+		return cptdrv.CompBadInst, 0, 0
+	}
+	enc := minor == cptdrv.MinorEnc
+	flags := inst.Param2
+	ctx := cptdrv.ContextAt(inst.CPtr)
+	if ctx.KeyLen == 0 || ctx.IVLen > uint32(len(ctx.IV)) || ctx.AADLen > uint32(len(ctx.AAD)) {
+		return cptdrv.CompGood, cptdrv.UCBadContext, 0
+	}
+	k, err := d.keys.get(ctx)
+	if err != nil {
+		return cptdrv.CompGood, cptdrv.UCBadKey, 0
+	}
+	st := (*aesgcm.State)(unsafe.Pointer(&ctx.Engine))
+	if flags&cptdrv.FlagStart != 0 {
+		if k.Start(st, ctx.IV[:ctx.IVLen]) != nil {
+			return cptdrv.CompGood, cptdrv.UCBadState, 0
+		}
+	}
+	if flags&cptdrv.FlagCtxAAD != 0 {
+		if k.AAD(st, ctx.AAD[:ctx.AADLen]) != nil {
+			return cptdrv.CompGood, cptdrv.UCBadState, 0
+		}
+	}
+	n := int(inst.DLen)
+	in := cptdrv.Bytes(inst.DPtr, n)
+	switch {
+	case flags&cptdrv.FlagAAD != 0:
+		if k.AAD(st, in) != nil {
+			return cptdrv.CompGood, cptdrv.UCBadState, 0
+		}
+	case n > 0:
+		if inst.RLen < inst.DLen || inst.RPtr == 0 {
+			return cptdrv.CompBadInst, 0, 0
+		}
+		out := cptdrv.Bytes(inst.RPtr, n)
+		if enc {
+			err = k.Encrypt(st, out, in)
+		} else {
+			err = k.Decrypt(st, out, in)
+		}
+		if err != nil {
+			return cptdrv.CompGood, cptdrv.UCBadLength, 0
+		}
+		rlen = uint32(n)
+	}
+	if flags&cptdrv.FlagFinal == 0 {
+		return cptdrv.CompGood, cptdrv.UCSuccess, rlen
+	}
+	tag, err := k.Tag(st)
+	if err != nil {
+		return cptdrv.CompGood, cptdrv.UCBadState, 0
+	}
+	if flags&cptdrv.FlagTagInline == 0 {
+		ctx.Tag = tag
+		return cptdrv.CompGood, cptdrv.UCSuccess, rlen
+	}
+	if enc {
+		if inst.RLen < inst.DLen+16 {
+			return cptdrv.CompBadInst, 0, 0
+		}
+		copy(cptdrv.Bytes(inst.RPtr+uintptr(n), 16), tag[:])
+		return cptdrv.CompGood, cptdrv.UCSuccess, rlen + 16
+	}
+	if subtle.ConstantTimeCompare(cptdrv.Bytes(inst.DPtr+uintptr(n), 16), tag[:]) != 1 {
+		if n > 0 {
+			clear(cptdrv.Bytes(inst.RPtr, n))
+		}
+		return cptdrv.CompGood, cptdrv.UCAuthFail, 0
+	}
+	return cptdrv.CompGood, cptdrv.UCSuccess, rlen
+}
+
+// keyCache holds the expanded form of the keys the engines have seen, as a
+// real engine caches contexts: by key ID, checked against the key bytes so a
+// stale ID can never select the wrong key.
+type keyCache struct {
+	m sync.Map // uint64 -> *cachedKey
+}
+
+type cachedKey struct {
+	raw [32]byte
+	n   uint32
+	k   *aesgcm.Key
+}
+
+func (c *keyCache) get(ctx *cptdrv.CipherContext) (*aesgcm.Key, error) {
+	if v, ok := c.m.Load(ctx.KeyID); ok {
+		ck := v.(*cachedKey)
+		if ck.n == ctx.KeyLen && subtle.ConstantTimeCompare(ck.raw[:], ctx.Key[:]) == 1 {
+			return ck.k, nil
+		}
+	}
+	if ctx.KeyLen > uint32(len(ctx.Key)) {
+		return nil, errBadKey
+	}
+	k, err := aesgcm.NewKey(ctx.Key[:ctx.KeyLen])
+	if err != nil {
+		return nil, err
+	}
+	c.m.Store(ctx.KeyID, &cachedKey{raw: ctx.Key, n: ctx.KeyLen, k: k})
+	return k, nil
+}
+
+func (c *keyCache) forget(id uint64) {
+	if v, ok := c.m.LoadAndDelete(id); ok {
+		ck := v.(*cachedKey)
+		clear(ck.raw[:])
+	}
+}
+
+type simError string
+
+func (e simError) Error() string { return string(e) }
+
+const errBadKey = simError("simulator: bad key length")
