@@ -157,7 +157,10 @@ func (q *Queue) release(id uint32) {
 	r.cb = nil
 	r.state.Store(reqFree)
 	q.inFlight.Add(-1)
-	q.free.push(id)
+	// Never fails for long: there is a slot for every id (see enqueue).
+	for !q.free.push(id) {
+		runtime.Gosched()
+	}
 }
 
 func (q *Queue) enqueue(id uint32, inst *Instruction) {
@@ -176,8 +179,14 @@ func (q *Queue) enqueue(id uint32, inst *Instruction) {
 	}
 	q.stats.submitted.Add(1)
 	r.submitted = time.Now()
-	// Cannot fail: there are as many ring slots as request slots.
-	q.insts.push(*inst)
+	// There are as many ring slots as request slots, so a slot is free or
+	// about to be: a consumer may have claimed it and not yet marked it
+	// free. Retry until that consumer is through.
+	for spins := 0; !q.insts.push(*inst); spins++ {
+		if spins > 100 {
+			runtime.Gosched()
+		}
+	}
 }
 
 // TrySubmit queues inst and returns at once; done runs when the device

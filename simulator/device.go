@@ -8,6 +8,7 @@ package simulator
 
 import (
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -230,6 +231,9 @@ func (d *Device) execute(q *cptdrv.Queue, inst *cptdrv.Instruction) {
 // instruction should not have named) becomes a fault completion: the device
 // never takes the host down.
 func (d *Device) run(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
+	// An unmapped address in an instruction must fail the instruction, as
+	// a DMA fault does on the real device, not the process.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if recover() != nil {
 			comp, uc, rlen = cptdrv.CompFault, 0, 0

@@ -1,0 +1,286 @@
+package simulator
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"math/rand"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"cptprov/cptdrv"
+)
+
+// dmaBuf returns n bytes of DMA memory that stays mapped for the test.
+func dmaBuf(t testing.TB, n int) []byte {
+	d, err := cptdrv.AllocDMA(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Free() })
+	return d.Bytes()[:n]
+}
+
+func newQueue(t testing.TB, cfg Config) (*Device, *cptdrv.Queue) {
+	d := New(cfg)
+	q, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: 64, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close(); d.Close() })
+	return d, q
+}
+
+// gcmStream drives one GCM message through the device in random pieces, as
+// the dispatch layer does, and returns ciphertext||tag.
+func gcmStream(t *testing.T, q *cptdrv.Queue, async bool, key, iv, aad, msg []byte, rng *rand.Rand) []byte {
+	ctxMem := dmaBuf(t, int(unsafe.Sizeof(cptdrv.CipherContext{})))
+	ctx := cptdrv.ContextAt(cptdrv.Addr(ctxMem))
+	copy(ctx.Key[:], key)
+	ctx.KeyLen = uint32(len(key))
+	ctx.KeyID = rng.Uint64()
+	copy(ctx.IV[:], iv)
+	ctx.IVLen = uint32(len(iv))
+	in := dmaBuf(t, len(msg)+1)
+	out := dmaBuf(t, len(msg)+1)
+	copy(in, msg)
+	aadMem := dmaBuf(t, len(aad)+1)
+	copy(aadMem, aad)
+
+	exec := func(inst cptdrv.Instruction) cptdrv.Result {
+		inst.Op = cptdrv.Op(cptdrv.MajorFC, cptdrv.MinorEnc)
+		inst.Param1 = cptdrv.CipherAESGCM
+		inst.CPtr = cptdrv.Addr(ctxMem)
+		if !async {
+			res, err := q.Do(&inst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		ch := make(chan cptdrv.Result, 1)
+		if err := q.Submit(&inst, func(r cptdrv.Result) { ch <- r }); err != nil {
+			t.Fatal(err)
+		}
+		return <-ch
+	}
+	flags := cptdrv.FlagStart
+	for off := 0; off < len(aad); {
+		n := 1 + rng.Intn(len(aad)-off)
+		r := exec(cptdrv.Instruction{Param2: flags | cptdrv.FlagAAD, DPtr: cptdrv.Addr(aadMem[off:]), DLen: uint32(n)})
+		if r.CompCode != cptdrv.CompGood || r.UCCode != cptdrv.UCSuccess {
+			t.Fatalf("AAD piece: %+v", r)
+		}
+		flags, off = 0, off+n
+	}
+	for off := 0; off < len(msg); {
+		n := 1 + rng.Intn(len(msg)-off)
+		r := exec(cptdrv.Instruction{Param2: flags, DPtr: cptdrv.Addr(in[off:]), DLen: uint32(n), RPtr: cptdrv.Addr(out[off:]), RLen: uint32(n)})
+		if r.CompCode != cptdrv.CompGood || r.UCCode != cptdrv.UCSuccess || r.RLen != uint32(n) {
+			t.Fatalf("data piece: %+v", r)
+		}
+		flags, off = 0, off+n
+	}
+	r := exec(cptdrv.Instruction{Param2: flags | cptdrv.FlagFinal})
+	if r.CompCode != cptdrv.CompGood || r.UCCode != cptdrv.UCSuccess {
+		t.Fatalf("final: %+v", r)
+	}
+	return append(append([]byte{}, out[:len(msg)]...), ctx.Tag[:]...)
+}
+
+func TestGCMThroughDevice(t *testing.T) {
+	_, q := newQueue(t, Config{SEEngines: 2})
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 200; i++ {
+		key := make([]byte, []int{16, 24, 32}[i%3])
+		iv := make([]byte, []int{12, 12, 1, 16, 60}[i%5])
+		aad := make([]byte, rng.Intn(100))
+		msg := make([]byte, rng.Intn(5000))
+		rng.Read(key)
+		rng.Read(iv)
+		rng.Read(aad)
+		rng.Read(msg)
+		block, _ := aes.NewCipher(key)
+		aead, _ := cipher.NewGCMWithNonceSize(block, len(iv))
+		want := aead.Seal(nil, iv, msg, aad)
+		got := gcmStream(t, q, i%2 == 1, key, iv, aad, msg, rng)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("case %d (key %d iv %d aad %d msg %d): device result differs", i, len(key), len(iv), len(aad), len(msg))
+		}
+	}
+}
+
+func TestTLSRecordTagInline(t *testing.T) {
+	_, q := newQueue(t, Config{SEEngines: 1})
+	key, iv, aad := bytes.Repeat([]byte{1}, 16), bytes.Repeat([]byte{2}, 12), bytes.Repeat([]byte{3}, 13)
+	msg := bytes.Repeat([]byte("record"), 100)
+	ctxMem := dmaBuf(t, int(unsafe.Sizeof(cptdrv.CipherContext{})))
+	ctx := cptdrv.ContextAt(cptdrv.Addr(ctxMem))
+	copy(ctx.Key[:], key)
+	ctx.KeyLen, ctx.KeyID = 16, 7
+	copy(ctx.IV[:], iv)
+	ctx.IVLen = 12
+	copy(ctx.AAD[:], aad)
+	ctx.AADLen = 13
+	rec := dmaBuf(t, len(msg)+16)
+	copy(rec, msg)
+	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorFC, cptdrv.MinorEnc), Param1: cptdrv.CipherAESGCM,
+		Param2: cptdrv.FlagStart | cptdrv.FlagCtxAAD | cptdrv.FlagFinal | cptdrv.FlagTagInline,
+		DPtr: cptdrv.Addr(rec), DLen: uint32(len(msg)), RPtr: cptdrv.Addr(rec), RLen: uint32(len(rec)), CPtr: cptdrv.Addr(ctxMem)}
+	res, err := q.Do(&inst)
+	if err != nil || res.UCCode != cptdrv.UCSuccess || res.RLen != uint32(len(rec)) {
+		t.Fatalf("seal: %v %+v", err, res)
+	}
+	block, _ := aes.NewCipher(key)
+	aead, _ := cipher.NewGCM(block)
+	if want := aead.Seal(nil, iv, msg, aad); !bytes.Equal(rec, want) {
+		t.Fatal("sealed record differs from crypto/cipher")
+	}
+	// Open it in place; then a tampered copy must fail with the output wiped.
+	for _, tamper := range []bool{false, true} {
+		sealed := aead.Seal(nil, iv, msg, aad)
+		if tamper {
+			sealed[5] ^= 1
+		}
+		copy(rec, sealed)
+		inst.Op = cptdrv.Op(cptdrv.MajorFC, cptdrv.MinorDec)
+		inst.RLen = uint32(len(msg))
+		res, err := q.Do(&inst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tamper {
+			if res.UCCode != cptdrv.UCAuthFail || !bytes.Equal(rec[:len(msg)], make([]byte, len(msg))) {
+				t.Fatalf("tampered record: %+v, output not wiped", res)
+			}
+		} else if res.UCCode != cptdrv.UCSuccess || !bytes.Equal(rec[:len(msg)], msg) {
+			t.Fatalf("open: %+v", res)
+		}
+	}
+}
+
+func TestBadInstructions(t *testing.T) {
+	_, q := newQueue(t, Config{SEEngines: 1})
+	for _, inst := range []cptdrv.Instruction{
+		{Op: 0x7777},
+		{Op: cptdrv.Op(cptdrv.MajorFC, 9), Param1: cptdrv.CipherAESGCM, CPtr: 1},
+		{Op: cptdrv.Op(cptdrv.MajorFC, cptdrv.MinorEnc), Param1: 99},
+	} {
+		res, err := q.Do(&inst)
+		if err != nil || res.CompCode != cptdrv.CompBadInst {
+			t.Fatalf("instruction %+v: %v %+v, want CompBadInst", inst, err, res)
+		}
+	}
+	// Memory the device cannot read becomes a fault completion, not a crash.
+	ctxMem := dmaBuf(t, int(unsafe.Sizeof(cptdrv.CipherContext{})))
+	ctx := cptdrv.ContextAt(cptdrv.Addr(ctxMem))
+	ctx.KeyLen, ctx.IVLen = 16, 12
+	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorFC, cptdrv.MinorEnc), Param1: cptdrv.CipherAESGCM,
+		Param2: cptdrv.FlagStart, CPtr: cptdrv.Addr(ctxMem), DPtr: 0x8000, DLen: 64, RPtr: 0x8000, RLen: 64} // below mmap_min_addr: never mapped
+	res, err := q.Do(&inst)
+	if err != nil || res.CompCode != cptdrv.CompFault {
+		t.Fatalf("unreadable memory: %v %+v, want CompFault", err, res)
+	}
+}
+
+func TestFaultInjection(t *testing.T) {
+	d, q := newQueue(t, Config{SEEngines: 2})
+	plan, err := ParseFaultPlan("error:every=3;delay:every=5,delay=3ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SetFaults(plan)
+	var errorsSeen int
+	start := time.Now()
+	for i := 0; i < 30; i++ {
+		inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorNOP, 0)}
+		res, err := q.Do(&inst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.CompCode == cptdrv.CompHWError {
+			errorsSeen++
+		}
+	}
+	// Rule 1 sees every instruction and fires on each third; rule 2 sees the
+	// other 20 and delays every fifth of them.
+	if errorsSeen != 10 {
+		t.Fatalf("%d error completions, want 10", errorsSeen)
+	}
+	if f := plan.Fired(); f[0] != 10 || f[1] != 4 {
+		t.Fatalf("fired %v, want [10 4]", f)
+	}
+	if time.Since(start) < 12*time.Millisecond {
+		t.Fatal("delays not applied")
+	}
+
+	// A stall: the request never completes; the driver times out, the
+	// device counts it, and the queue keeps serving.
+	d.SetFaults(NewFaultPlan(FaultRule{Kind: FaultStall, Limit: 1}))
+	q2, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: 4, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close()
+	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorNOP, 0)}
+	if _, err := q2.Do(&inst); err != cptdrv.ErrTimeout {
+		t.Fatalf("stalled instruction: %v, want ErrTimeout", err)
+	}
+	if _, err := q2.Do(&inst); err != nil {
+		t.Fatalf("after a stall: %v", err)
+	}
+	if d.Stats().Stalled != 1 {
+		t.Fatalf("stats %+v", d.Stats())
+	}
+}
+
+func TestParseFaultPlanErrors(t *testing.T) {
+	for _, s := range []string{"", "explode", "error:every", "delay:delay=xyz", "error:bogus=1"} {
+		if _, err := ParseFaultPlan(s); err == nil {
+			t.Errorf("ParseFaultPlan(%q) accepted", s)
+		}
+	}
+}
+
+// Engines and assisting submitters together: many goroutines, sync and
+// async, every instruction completed once.
+func TestConcurrentEnginesAndAssist(t *testing.T) {
+	d, q := newQueue(t, Config{SEEngines: 3})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < 6; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 3000; i++ {
+				inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorNOP, 0)}
+				if w%2 == 0 {
+					if _, err := q.Do(&inst); err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					done++
+					mu.Unlock()
+					continue
+				}
+				ch := make(chan struct{})
+				if err := q.Submit(&inst, func(cptdrv.Result) { close(ch) }); err != nil {
+					t.Error(err)
+					return
+				}
+				<-ch
+				mu.Lock()
+				done++
+				mu.Unlock()
+			}
+		}(w)
+	}
+	wg.Wait()
+	if done != 18000 || d.Stats().Executed != 18000 {
+		t.Fatalf("done %d executed %d", done, d.Stats().Executed)
+	}
+}
