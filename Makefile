@@ -49,16 +49,17 @@ vet:
 	$(GO) vet ./cptdrv/... ./simulator/... ./dispatch/... ./stats/... ./provider/...
 
 unit:
-	$(GO) test -race -count=1 ./cptdrv/... ./simulator/... ./dispatch/... ./stats/...
+	tests/run.sh go
 
 ctest: all $(TEST_BIN)
-	tests/run-c-tests.sh
+	tests/run.sh c
 
 itest: all
-	tests/run-integration.sh
+	tests/run.sh integration
 
-test: deps vet unit ctest itest
-	@echo "all test groups passed"
+# Everything, with one closing "N passed, N failed" line.
+test: deps vet all $(TEST_BIN)
+	tests/run.sh
 
 demo: deps all
 	tests/demo.sh

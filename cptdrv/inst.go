@@ -33,7 +33,8 @@ const (
 const (
 	// FlagStart: begin a new message with the IV stored in the context (IV, IVLen).
 	FlagStart uint16 = 1 << 0
-	// FlagCtxAAD: absorb the AAD stored in the context (AAD, AADLen) before the data.
+	// FlagCtxAAD: absorb the AAD stored in the context (AAD, AADLen) before the
+	// data; the engine sets AADLen to 0 once it has.
 	FlagCtxAAD uint16 = 1 << 1
 	// FlagAAD: the input at DPtr is AAD, not data; nothing is written at RPtr.
 	FlagAAD uint16 = 1 << 2

@@ -218,14 +218,12 @@ func (g gcm) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int
 		}
 		inst := c.instruction(cptdrv.FlagAAD)
 		inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
-		c.dev.AADLen = 0 // consumed by this instruction (FlagCtxAAD was set)
 		return run(env, alg, &inst, w, func(cptdrv.Result) (int, *Error) { return 0, nil })
 	}
 	if uint64(inl) > 1<<32-1 {
 		return 0, false, errorf(ReasonOperationFailed, "update of %d bytes is too large", inl)
 	}
 	inst := c.instruction(0)
-	c.dev.AADLen = 0
 	c.dataSeen = true
 	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
 	inst.RPtr, inst.RLen = uintptr(out), uint32(inl)
@@ -244,7 +242,6 @@ func (g gcm) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int,
 		return 0, false, errorf(ReasonInvalidTag, "no tag set before final of a decryption")
 	}
 	inst := c.instruction(cptdrv.FlagFinal)
-	c.dev.AADLen = 0
 	c.ivState = ivFinished // never reuse the IV, whatever the outcome
 	return run(env, env.Counters.Alg(g.name), &inst, w, func(cptdrv.Result) (int, *Error) {
 		if c.enc {
@@ -298,7 +295,6 @@ func (g gcm) tlsRecord(env *Env, c *gcmCtx, out unsafe.Pointer, outsize int, in 
 		incrementCounter64(c.iv[n-8 : n])
 	}
 	inst := c.instruction(cptdrv.FlagFinal | cptdrv.FlagTagInline)
-	c.dev.AADLen = 0
 	payload := inl - tlsExplicitIVLen - gcmTagLen
 	p := uintptr(in) + tlsExplicitIVLen
 	inst.DPtr, inst.DLen = p, uint32(payload)

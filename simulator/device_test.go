@@ -145,6 +145,7 @@ func TestTLSRecordTagInline(t *testing.T) {
 			sealed[5] ^= 1
 		}
 		copy(rec, sealed)
+		ctx.AADLen = 13 // the engine consumed it
 		inst.Op = cptdrv.Op(cptdrv.MajorFC, cptdrv.MinorDec)
 		inst.RLen = uint32(len(msg))
 		res, err := q.Do(&inst)

@@ -40,7 +40,9 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 		}
 	}
 	if flags&cptdrv.FlagCtxAAD != 0 {
-		if k.AAD(st, ctx.AAD[:ctx.AADLen]) != nil {
+		err := k.AAD(st, ctx.AAD[:ctx.AADLen])
+		ctx.AADLen = 0 // consumed
+		if err != nil {
 			return cptdrv.CompGood, cptdrv.UCBadState, 0
 		}
 	}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what building and testing cptprov needs on Debian 12, as root via
+# apt-get; as another user it names what is missing and stops.
+set -euo pipefail
+need=()
+command -v gcc >/dev/null || need+=(gcc)
+command -v make >/dev/null || need+=(make)
+command -v openssl >/dev/null || need+=(openssl)
+[ -f /usr/include/openssl/core_dispatch.h ] || need+=(libssl-dev)
+command -v python3 >/dev/null || need+=(python3)
+command -v curl >/dev/null || need+=(curl)
+if [ ${#need[@]} -gt 0 ]; then
+	if [ "$(id -u)" = 0 ]; then
+		echo "deps: installing ${need[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >/dev/null
+		apt-get install -y -qq "${need[@]}" >/dev/null
+	else
+		echo "deps: missing Debian packages: ${need[*]} (run: sudo apt-get install ${need[*]})" >&2
+		exit 1
+	fi
+fi
+if ! command -v go >/dev/null; then
+	echo "deps: Go is missing: install Go 1.26 or newer (https://go.dev/dl) and put it on PATH" >&2
+	exit 1
+fi

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs every test group of cptprov and ends with one line "N passed, N failed"
+# summing them all. Groups: go (unit tests, -race), c (C harnesses loading the
+# provider into libcrypto), integration (openssl CLI: TLS, speed, fork).
+# Usage: tests/run.sh [group...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(go c integration)
+logdir=$(mktemp -d /tmp/cptprov-test.XXXXXX)
+passed=0 failed=0
+
+# Adds the counts of a log's "N passed, N failed" lines.
+tally() {
+	local p f
+	read -r p f < <(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' "$1" | awk '{p+=$1; f+=$2} END {print p+0, f+0}')
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+run() { # name, command...
+	local name=$1 log="$logdir/$1.log" start=$SECONDS
+	shift
+	echo "=== $name: $*"
+	if "$@" >"$log" 2>&1; then
+		tally "$log"
+		grep -E '^(FAIL|--- FAIL|not ok)|[0-9]+ passed, [0-9]+ failed' "$log" | tail -5
+		echo "=== $name ok ($((SECONDS - start)) s)"
+	else
+		tally "$log"
+		tail -40 "$log"
+		echo "=== $name FAILED ($((SECONDS - start)) s, full log $log)"
+		# A group that died without counting still counts as a failure.
+		grep -qE '[0-9]+ passed, [0-9]+ failed' "$log" || failed=$((failed + 1))
+	fi
+}
+
+gotests() {
+	go test -race -count=1 -v ./cptdrv/... ./simulator/... ./dispatch/... ./stats/... >"$logdir/go-raw.log" 2>&1
+	local rc=$?
+	grep -E '^(ok|FAIL|---|panic)' "$logdir/go-raw.log"
+	local p f
+	p=$(grep -c -- '--- PASS' "$logdir/go-raw.log")
+	f=$(grep -c -- '--- FAIL' "$logdir/go-raw.log")
+	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1
+	echo "$p passed, $f failed"
+	return $rc
+}
+
+for g in "${groups[@]}"; do
+	case $g in
+	go) run go-unit gotests ;;
+	c)
+		run gcm_test tests/run-c.sh gcm_test
+		run fork_test tests/run-c.sh fork_test
+		;;
+	integration)
+		run tls tests/tls_test.sh
+		run speed tests/speed_test.sh
+		;;
+	*) echo "unknown group $g"; failed=$((failed + 1)) ;;
+	esac
+done
+echo "logs: $logdir"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
