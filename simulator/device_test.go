@@ -128,7 +128,7 @@ func TestTLSRecordTagInline(t *testing.T) {
 	copy(rec, msg)
 	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorFC, cptdrv.MinorEnc), Param1: cptdrv.CipherAESGCM,
 		Param2: cptdrv.FlagStart | cptdrv.FlagCtxAAD | cptdrv.FlagFinal | cptdrv.FlagTagInline,
-		DPtr: cptdrv.Addr(rec), DLen: uint32(len(msg)), RPtr: cptdrv.Addr(rec), RLen: uint32(len(rec)), CPtr: cptdrv.Addr(ctxMem)}
+		DPtr:   cptdrv.Addr(rec), DLen: uint32(len(msg)), RPtr: cptdrv.Addr(rec), RLen: uint32(len(rec)), CPtr: cptdrv.Addr(ctxMem)}
 	res, err := q.Do(&inst)
 	if err != nil || res.UCCode != cptdrv.UCSuccess || res.RLen != uint32(len(rec)) {
 		t.Fatalf("seal: %v %+v", err, res)
