@@ -28,11 +28,10 @@ type Completion func(res Result)
 // and generation form the instruction's tag, so a completion for a request
 // that was already completed or abandoned is recognised and ignored.
 type request struct {
-	gen       atomic.Uint32
-	state     atomic.Uint32 // reqFree, reqSync, reqAsync, reqAbandoned, reqDone
-	done      chan struct{}
-	cb        Completion
-	submitted time.Time
+	gen   atomic.Uint32
+	state atomic.Uint32 // reqFree, reqSync, reqAsync, reqAbandoned, reqDone
+	done  chan struct{}
+	cb    Completion
 }
 
 const (
@@ -167,10 +166,8 @@ func (q *Queue) enqueue(id uint32, inst *Instruction) {
 	r := &q.reqs[id]
 	res := q.result(id)
 	res.reset()
-	select { // a token left by a completion nobody waited for
-	case <-r.done:
-	default:
-	}
+	// A token left in r.done by an earlier completion nobody slept on only
+	// causes one spurious wake-up of a sleeping Do, which re-checks state.
 	inst.ResPtr = uintptr(unsafe.Pointer(res))
 	inst.Tag = uint64(r.gen.Load())<<32 | uint64(id)
 	inst.Group = q.group
@@ -178,7 +175,6 @@ func (q *Queue) enqueue(id uint32, inst *Instruction) {
 		q.stats.hi.Store(n)
 	}
 	q.stats.submitted.Add(1)
-	r.submitted = time.Now()
 	// There are as many ring slots as request slots, so a slot is free or
 	// about to be: a consumer may have claimed it and not yet marked it
 	// free. Retry until that consumer is through.

@@ -28,21 +28,31 @@ const (
 	AlgAES256GCM = 3
 )
 
-var ciphers = map[int]Cipher{
-	AlgAES128GCM: gcm{name: "AES-128-GCM", keyLen: 16},
-	AlgAES192GCM: gcm{name: "AES-192-GCM", keyLen: 24},
-	AlgAES256GCM: gcm{name: "AES-256-GCM", keyLen: 32},
+// maxAlg bounds the algorithm ids (CPT_ALG_*).
+const maxAlg = 64
+
+var ciphers = [maxAlg]Cipher{
+	AlgAES128GCM: gcm{id: AlgAES128GCM, name: "AES-128-GCM", keyLen: 16},
+	AlgAES192GCM: gcm{id: AlgAES192GCM, name: "AES-192-GCM", keyLen: 24},
+	AlgAES256GCM: gcm{id: AlgAES256GCM, name: "AES-256-GCM", keyLen: 32},
 }
 
 // CipherByID returns the cipher for a CPT_ALG_* id, or nil.
-func CipherByID(id int) Cipher { return ciphers[id] }
+func CipherByID(id int) Cipher {
+	if id < 0 || id >= maxAlg {
+		return nil
+	}
+	return ciphers[id]
+}
 
 // MaxStateSize is the largest context any cipher needs; the C side reserves
 // this much (CPT_CIPHER_STATE_SIZE) and the Go library checks it at start.
 func MaxStateSize() uintptr {
 	var m uintptr
 	for _, c := range ciphers {
-		m = max(m, c.StateSize())
+		if c != nil {
+			m = max(m, c.StateSize())
+		}
 	}
 	return m
 }

@@ -24,6 +24,18 @@ type Env struct {
 
 	keyIDs atomic.Uint64
 	pidTag uint64
+	algs   [maxAlg]atomic.Pointer[stats.Alg]
+}
+
+// algCounters returns the counters of algorithm id without a map lookup on
+// the hot path.
+func (e *Env) algCounters(id int, name string) *stats.Alg {
+	if a := e.algs[id].Load(); a != nil {
+		return a
+	}
+	a := e.Counters.Alg(name)
+	e.algs[id].Store(a)
+	return a
 }
 
 // NewEnv builds an Env; pid makes the key IDs of this process distinct from

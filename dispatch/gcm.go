@@ -50,9 +50,12 @@ type gcmCtx struct {
 }
 
 type gcm struct {
+	id     int
 	name   string
 	keyLen int
 }
+
+func (g gcm) counters(env *Env) *stats.Alg { return env.algCounters(g.id, g.name) }
 
 func (g gcm) Name() string       { return g.name }
 func (g gcm) StateSize() uintptr { return unsafe.Sizeof(gcmCtx{}) }
@@ -79,13 +82,18 @@ func (g gcm) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, keySet bool
 		if len(key) != g.keyLen {
 			return errorf(ReasonInvalidKeyLength, "invalid key length %d for %s (need %d)", len(key), g.name, g.keyLen)
 		}
-		if c.dev.KeyID != 0 && env.Forget != nil {
-			env.Forget(c.dev.KeyID)
+		// Re-keying with the same key (openssl speed does it for every
+		// message) keeps the device's expanded copy.
+		same := c.keySet && int(c.dev.KeyLen) == len(key) && subtle.ConstantTimeCompare(c.dev.Key[:len(key)], key) == 1
+		if !same {
+			if c.dev.KeyID != 0 && env.Forget != nil {
+				env.Forget(c.dev.KeyID)
+			}
+			clear(c.dev.Key[:])
+			copy(c.dev.Key[:], key)
+			c.dev.KeyLen = uint32(len(key))
+			c.dev.KeyID = env.newKeyID()
 		}
-		clear(c.dev.Key[:])
-		copy(c.dev.Key[:], key)
-		c.dev.KeyLen = uint32(len(key))
-		c.dev.KeyID = env.newKeyID()
 		c.keySet = true
 		c.tlsEncRecords = 0
 	}
@@ -145,32 +153,77 @@ func (c *gcmCtx) instruction(flags uint16) cptdrv.Instruction {
 	}
 }
 
-// run executes inst synchronously or, with a waiter, asynchronously; finish
-// turns the device's result into the operation's outcome and runs in both
-// cases once the device is done.
-func run(env *Env, alg *stats.Alg, inst *cptdrv.Instruction, w Waiter, finish func(cptdrv.Result) (int, *Error)) (int, bool, *Error) {
+// after says what an operation does with a successful completion.
+type after struct {
+	kind  uint8 // afterNone, afterData, afterFinal, afterTLS
+	enc   bool
+	n, n2 int
+	ctx   *gcmCtx
+}
+
+const (
+	afterNone  uint8 = iota
+	afterData        // output length is the result's RLen
+	afterFinal       // keep (encrypt) or verify (decrypt) the tag
+	afterTLS         // output length n (sealed) or n2 (opened)
+)
+
+func (a after) finish(res cptdrv.Result) (int, *Error) {
+	switch a.kind {
+	case afterData:
+		return int(res.RLen), nil
+	case afterFinal:
+		c := a.ctx
+		if c.enc {
+			c.tag = c.dev.Tag
+			c.tagLen = gcmTagLen
+			return 0, nil
+		}
+		ok := subtle.ConstantTimeCompare(c.dev.Tag[:c.tagLen], c.tag[:c.tagLen]) == 1
+		clear(c.dev.Tag[:])
+		if !ok {
+			return 0, errorf(ReasonAuthFailed, "tag verification failed")
+		}
+	case afterTLS:
+		if a.enc {
+			return a.n, nil
+		}
+		return a.n2, nil
+	}
+	return 0, nil
+}
+
+// complete accounts for a completion and applies a.
+func complete(alg *stats.Alg, res cptdrv.Result, err error, a after) (int, *Error) {
+	if e := deviceError(res, err); e != nil {
+		alg.Errors.Add(1)
+		if res.CompCode == cptdrv.CompGood {
+			alg.Device.Add(1)
+		}
+		return 0, e
+	}
+	alg.Device.Add(1)
+	n, e := a.finish(res)
+	if e != nil {
+		alg.Errors.Add(1)
+	}
+	return n, e
+}
+
+// run executes inst synchronously or, with a waiter, asynchronously; a says
+// what to make of the result in both cases once the device is done.
+func run(env *Env, alg *stats.Alg, inst *cptdrv.Instruction, w Waiter, a after) (int, bool, *Error) {
 	alg.Ops.Add(1)
 	alg.Bytes.Add(uint64(inst.DLen))
-	complete := func(res cptdrv.Result, err error) (int, *Error) {
-		if e := deviceError(res, err); e != nil {
-			alg.Errors.Add(1)
-			if res.CompCode == cptdrv.CompGood {
-				alg.Device.Add(1)
-			}
-			return 0, e
-		}
-		alg.Device.Add(1)
-		n, e := finish(res)
-		if e != nil {
-			alg.Errors.Add(1)
-		}
-		return n, e
-	}
 	if w == nil {
 		res, err := env.SE.Do(inst)
-		n, e := complete(res, err)
+		n, e := complete(alg, res, err, a)
 		return n, false, e
 	}
+	return runAsync(env, alg, inst, w, a)
+}
+
+func runAsync(env *Env, alg *stats.Alg, inst *cptdrv.Instruction, w Waiter, a after) (int, bool, *Error) {
 	err := env.SE.Submit(inst, func(res cptdrv.Result) {
 		// Runs on an engine goroutine: a panic here must still complete
 		// the waiter, and must not reach the engine.
@@ -180,11 +233,11 @@ func run(env *Env, alg *stats.Alg, inst *cptdrv.Instruction, w Waiter, finish fu
 				w.Complete(0, errorf(ReasonInternal, "internal error: %v", r))
 			}
 		}()
-		n, e := complete(res, nil)
+		n, e := complete(alg, res, nil, a)
 		w.Complete(n, e)
 	})
 	if err != nil {
-		n, e := complete(cptdrv.Result{}, err)
+		n, e := complete(alg, cptdrv.Result{}, err, a)
 		return n, false, e
 	}
 	return 0, true, nil
@@ -204,7 +257,7 @@ func (g gcm) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int
 	if err := c.prepare(); err != nil {
 		return 0, false, err
 	}
-	alg := env.Counters.Alg(g.name)
+	alg := g.counters(env)
 	if out == nil { // AAD
 		if c.dataSeen {
 			return 0, false, errorf(ReasonWrongState, "AAD after data")
@@ -218,7 +271,7 @@ func (g gcm) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int
 		}
 		inst := c.instruction(cptdrv.FlagAAD)
 		inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
-		return run(env, alg, &inst, w, func(cptdrv.Result) (int, *Error) { return 0, nil })
+		return run(env, alg, &inst, w, after{})
 	}
 	if uint64(inl) > 1<<32-1 {
 		return 0, false, errorf(ReasonOperationFailed, "update of %d bytes is too large", inl)
@@ -227,7 +280,7 @@ func (g gcm) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int
 	c.dataSeen = true
 	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
 	inst.RPtr, inst.RLen = uintptr(out), uint32(inl)
-	return run(env, alg, &inst, w, func(res cptdrv.Result) (int, *Error) { return int(res.RLen), nil })
+	return run(env, alg, &inst, w, after{kind: afterData})
 }
 
 func (g gcm) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, w Waiter) (int, bool, *Error) {
@@ -243,19 +296,7 @@ func (g gcm) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int,
 	}
 	inst := c.instruction(cptdrv.FlagFinal)
 	c.ivState = ivFinished // never reuse the IV, whatever the outcome
-	return run(env, env.Counters.Alg(g.name), &inst, w, func(cptdrv.Result) (int, *Error) {
-		if c.enc {
-			c.tag = c.dev.Tag
-			c.tagLen = gcmTagLen
-			return 0, nil
-		}
-		ok := subtle.ConstantTimeCompare(c.dev.Tag[:c.tagLen], c.tag[:c.tagLen]) == 1
-		clear(c.dev.Tag[:])
-		if !ok {
-			return 0, errorf(ReasonAuthFailed, "tag verification failed")
-		}
-		return 0, nil
-	})
+	return run(env, g.counters(env), &inst, w, after{kind: afterFinal, ctx: c})
 }
 
 // tlsRecord seals or opens one TLS 1.2 record in place:
@@ -299,13 +340,7 @@ func (g gcm) tlsRecord(env *Env, c *gcmCtx, out unsafe.Pointer, outsize int, in 
 	p := uintptr(in) + tlsExplicitIVLen
 	inst.DPtr, inst.DLen = p, uint32(payload)
 	inst.RPtr, inst.RLen = p, uint32(payload+gcmTagLen)
-	enc := c.enc
-	return run(env, env.Counters.Alg(g.name), &inst, w, func(res cptdrv.Result) (int, *Error) {
-		if enc {
-			return inl, nil
-		}
-		return payload, nil
-	})
+	return run(env, g.counters(env), &inst, w, after{kind: afterTLS, enc: c.enc, n: inl, n2: payload})
 }
 
 func incrementCounter64(b []byte) {

@@ -1,0 +1,1182 @@
+/*
+ * common.c - shared helpers for the cptprov C test harnesses (see common.h).
+ */
+#include "common.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+
+/* ================================================================== */
+/* Accounting                                                          */
+/* ================================================================== */
+
+static pthread_mutex_t acc_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long acc_passed, acc_failed, acc_notes;
+static unsigned long sub_base_passed, sub_base_failed, sub_base_notes;
+static int acc_verbose;
+static _Thread_local const char *tl_subtest = "main";
+
+void cpt_set_verbose(int v) { acc_verbose = v; }
+int cpt_verbose(void) { return acc_verbose; }
+
+void cpt_set_subtest(const char *name)
+{
+    tl_subtest = name;
+    pthread_mutex_lock(&acc_lock);
+    sub_base_passed = acc_passed;
+    sub_base_failed = acc_failed;
+    sub_base_notes = acc_notes;
+    pthread_mutex_unlock(&acc_lock);
+}
+
+const char *cpt_subtest(void) { return tl_subtest; }
+
+static void vline(const char *tag, const char *fmt, va_list ap)
+{
+    pthread_mutex_lock(&acc_lock);
+    fprintf(stdout, "%s [%s] ", tag, tl_subtest);
+    vfprintf(stdout, fmt, ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+    pthread_mutex_unlock(&acc_lock);
+}
+
+void cpt_fail_line(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vline("FAIL", fmt, ap);
+    va_end(ap);
+}
+
+void cpt_note(const char *fmt, ...)
+{
+    va_list ap;
+
+    pthread_mutex_lock(&acc_lock);
+    acc_notes++;
+    pthread_mutex_unlock(&acc_lock);
+    va_start(ap, fmt);
+    vline("NOTE", fmt, ap);
+    va_end(ap);
+}
+
+void cpt_info(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!acc_verbose)
+        return;
+    va_start(ap, fmt);
+    vline("INFO", fmt, ap);
+    va_end(ap);
+}
+
+int cpt_count(int ok)
+{
+    pthread_mutex_lock(&acc_lock);
+    if (ok)
+        acc_passed++;
+    else
+        acc_failed++;
+    pthread_mutex_unlock(&acc_lock);
+    return ok;
+}
+
+int cpt_check(int cond, const char *fmt, ...)
+{
+    if (!cond) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vline("FAIL", fmt, ap);
+        va_end(ap);
+    }
+    return cpt_count(cond);
+}
+
+unsigned long cpt_passed(void) { return acc_passed; }
+unsigned long cpt_failed(void) { return acc_failed; }
+unsigned long cpt_notes(void) { return acc_notes; }
+
+void cpt_subtest_summary(const char *name, double seconds)
+{
+    pthread_mutex_lock(&acc_lock);
+    printf("[%s] ok=%lu fail=%lu notes=%lu time=%.2fs\n", name,
+           acc_passed - sub_base_passed, acc_failed - sub_base_failed,
+           acc_notes - sub_base_notes, seconds);
+    fflush(stdout);
+    pthread_mutex_unlock(&acc_lock);
+}
+
+int cpt_finish(void)
+{
+    fflush(stderr);
+    printf("%lu passed, %lu failed\n", acc_passed, acc_failed);
+    fflush(stdout);
+    return acc_failed == 0 ? 0 : 1;
+}
+
+double cpt_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int cpt_drain_errors(int print)
+{
+    int any = ERR_peek_error() != 0;
+
+    if (print && any) {
+        pthread_mutex_lock(&acc_lock);
+        fflush(stdout);
+        ERR_print_errors_fp(stderr);
+        fflush(stderr);
+        pthread_mutex_unlock(&acc_lock);
+    }
+    ERR_clear_error();
+    return any;
+}
+
+/* ================================================================== */
+/* Options                                                             */
+/* ================================================================== */
+
+void cpt_opts_init(cpt_opts *o)
+{
+    struct timespec ts;
+
+    memset(o, 0, sizeof(*o));
+    o->provider = "cptprov";
+    o->provider_path = "build";
+    clock_gettime(CLOCK_REALTIME, &ts);
+    o->seed = cpt_mix64((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec,
+                        (uint64_t)getpid()) & 0xffffffffffffULL;
+}
+
+int cpt_parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (s == NULL || *s == '\0' || *s == '-')
+        return 0;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (errno != 0 || *end != '\0')
+        return 0;
+    *out = (uint64_t)v;
+    return 1;
+}
+
+int cpt_opts_parse_one(cpt_opts *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    const char *val = NULL;
+    int takes = 0;
+
+#define CPT_NEEDVAL()                                                     \
+    do {                                                                  \
+        if (*i + 1 >= argc) {                                             \
+            fprintf(stderr, "option %s needs a value\n", a);              \
+            return -1;                                                    \
+        }                                                                 \
+        val = argv[*i + 1];                                               \
+        takes = 1;                                                        \
+    } while (0)
+
+    if (strcmp(a, "--provider") == 0) {
+        CPT_NEEDVAL();
+        o->provider = val;
+    } else if (strcmp(a, "--provider-path") == 0) {
+        CPT_NEEDVAL();
+        o->provider_path = val;
+    } else if (strcmp(a, "--stats-dir") == 0) {
+        CPT_NEEDVAL();
+        o->stats_dir = val;
+    } else if (strcmp(a, "--no-stats") == 0) {
+        o->no_stats = 1;
+    } else if (strcmp(a, "--seed") == 0) {
+        CPT_NEEDVAL();
+        if (!cpt_parse_u64(val, &o->seed)) {
+            fprintf(stderr, "bad --seed value '%s'\n", val);
+            return -1;
+        }
+        o->seed_given = 1;
+    } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+        o->verbose++;
+    } else if (strcmp(a, "--strict-errors") == 0) {
+        o->strict_errors = 1;
+    } else if (strcmp(a, "--only") == 0) {
+        CPT_NEEDVAL();
+        o->only = val;
+    } else if (strcmp(a, "--skip") == 0) {
+        CPT_NEEDVAL();
+        o->skip = val;
+    } else {
+        return 0;
+    }
+#undef CPT_NEEDVAL
+    *i += takes;
+    return 1;
+}
+
+void cpt_opts_usage(FILE *f)
+{
+    fprintf(f,
+            "common options:\n"
+            "  --provider NAME        provider under test (default cptprov; 'default'\n"
+            "                         runs the harness against OpenSSL's default provider)\n"
+            "  --provider-path DIR    directory holding NAME.so (default build)\n"
+            "  --stats-dir DIR        load the provider through a temporary openssl.cnf\n"
+            "                         with stats_dir = DIR and check DIR/NAME-<pid>.json\n"
+            "  --no-stats             skip the statistics file check\n"
+            "  --seed N               PRNG seed (default: time based; always printed)\n"
+            "  --only a,b  --skip a,b select sub-tests by name\n"
+            "  --strict-errors        a failing call must leave an error on the queue even\n"
+            "                         where the default provider leaves none\n"
+            "  -v, --verbose          more output (error queues, per-case info)\n");
+}
+
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    const char *p = list;
+
+    while (p != NULL && *p != '\0') {
+        const char *e = strchr(p, ',');
+        size_t l = e != NULL ? (size_t)(e - p) : strlen(p);
+
+        if (l == n && strncmp(p, name, n) == 0)
+            return 1;
+        p = e != NULL ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+int cpt_selected(const cpt_opts *o, const char *name)
+{
+    if (o->only != NULL && !in_list(o->only, name))
+        return 0;
+    if (o->skip != NULL && in_list(o->skip, name))
+        return 0;
+    return 1;
+}
+
+/* ================================================================== */
+/* Provider environment                                                */
+/* ================================================================== */
+
+static int mkdir_p(const char *path)
+{
+    char tmp[4096];
+    size_t len = strlen(path);
+
+    if (len == 0 || len >= sizeof(tmp))
+        return 0;
+    memcpy(tmp, path, len + 1);
+    for (char *p = tmp + 1; *p != '\0'; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+                return 0;
+            *p = '/';
+        }
+    }
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+        return 0;
+    return 1;
+}
+
+static int abs_path(const char *in, char *out, size_t outlen)
+{
+    char *r = realpath(in, NULL);
+
+    if (r == NULL)
+        return 0;
+    if (strlen(r) >= outlen) {
+        free(r);
+        return 0;
+    }
+    strcpy(out, r);
+    free(r);
+    return 1;
+}
+
+int cpt_env_init(cpt_env *env, const cpt_opts *o)
+{
+    int is_default = strcmp(o->provider, "default") == 0;
+
+    memset(env, 0, sizeof(*env));
+    if (strlen(o->provider) >= sizeof(env->name)) {
+        fprintf(stderr, "provider name too long\n");
+        return 0;
+    }
+    strcpy(env->name, o->provider);
+    snprintf(env->propq, sizeof(env->propq), "provider=%s", o->provider);
+
+    if (!is_default && !abs_path(o->provider_path, env->module_dir,
+                                 sizeof(env->module_dir))) {
+        fprintf(stderr, "provider path '%s': %s\n", o->provider_path,
+                strerror(errno));
+        return 0;
+    }
+
+    env->libctx = OSSL_LIB_CTX_new();
+    env->ref_libctx = OSSL_LIB_CTX_new();
+    if (env->libctx == NULL || env->ref_libctx == NULL) {
+        fprintf(stderr, "OSSL_LIB_CTX_new failed\n");
+        return 0;
+    }
+
+    if (o->stats_dir != NULL) {
+        char conf[] = "/tmp/cpt-test-openssl-XXXXXX.cnf";
+        int fd;
+        FILE *f;
+        int ok;
+
+        if (!mkdir_p(o->stats_dir)
+            || !abs_path(o->stats_dir, env->stats_dir, sizeof(env->stats_dir))) {
+            fprintf(stderr, "stats dir '%s': %s\n", o->stats_dir, strerror(errno));
+            return 0;
+        }
+        fd = mkstemps(conf, 4);
+        if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+            fprintf(stderr, "cannot create temporary config: %s\n", strerror(errno));
+            return 0;
+        }
+        fprintf(f,
+                "openssl_conf = openssl_init\n"
+                "[openssl_init]\n"
+                "providers = provider_sect\n"
+                "[provider_sect]\n"
+                "default = default_sect\n");
+        if (!is_default)
+            fprintf(f, "%s = %s_sect\n", env->name, env->name);
+        fprintf(f, "[default_sect]\nactivate = 1\n");
+        if (!is_default)
+            fprintf(f,
+                    "[%s_sect]\n"
+                    "module = %s/%s.so\n"
+                    "stats_dir = %s\n"
+                    "activate = 1\n",
+                    env->name, env->module_dir, env->name, env->stats_dir);
+        fclose(f);
+        ok = OSSL_LIB_CTX_load_config(env->libctx, conf);
+        if (!ok) {
+            fprintf(stderr, "OSSL_LIB_CTX_load_config(%s) failed:\n", conf);
+            ERR_print_errors_fp(stderr);
+            fprintf(stderr, "(config left in place for inspection)\n");
+            return 0;
+        }
+        unlink(conf);
+    } else {
+        if (!is_default) {
+            if (!OSSL_PROVIDER_set_default_search_path(env->libctx,
+                                                       env->module_dir)) {
+                fprintf(stderr, "OSSL_PROVIDER_set_default_search_path failed\n");
+                ERR_print_errors_fp(stderr);
+                return 0;
+            }
+            env->prov = OSSL_PROVIDER_load(env->libctx, env->name);
+            if (env->prov == NULL) {
+                fprintf(stderr, "OSSL_PROVIDER_load(%s) from %s failed:\n",
+                        env->name, env->module_dir);
+                ERR_print_errors_fp(stderr);
+                return 0;
+            }
+        }
+        env->prov_dflt = OSSL_PROVIDER_load(env->libctx, "default");
+        if (env->prov_dflt == NULL) {
+            fprintf(stderr, "loading the default provider failed\n");
+            ERR_print_errors_fp(stderr);
+            return 0;
+        }
+    }
+    if (!OSSL_PROVIDER_available(env->libctx, env->name)) {
+        fprintf(stderr, "provider %s is not available after loading\n", env->name);
+        ERR_print_errors_fp(stderr);
+        return 0;
+    }
+
+    env->ref_prov = OSSL_PROVIDER_load(env->ref_libctx, "default");
+    if (env->ref_prov == NULL) {
+        fprintf(stderr, "loading the reference default provider failed\n");
+        ERR_print_errors_fp(stderr);
+        return 0;
+    }
+    ERR_clear_error();
+    return 1;
+}
+
+void cpt_env_free(cpt_env *env)
+{
+    if (env->prov != NULL)
+        OSSL_PROVIDER_unload(env->prov);
+    if (env->prov_dflt != NULL)
+        OSSL_PROVIDER_unload(env->prov_dflt);
+    env->prov = env->prov_dflt = NULL;
+    OSSL_LIB_CTX_free(env->libctx);
+    env->libctx = NULL;
+    if (env->ref_prov != NULL)
+        OSSL_PROVIDER_unload(env->ref_prov);
+    env->ref_prov = NULL;
+    OSSL_LIB_CTX_free(env->ref_libctx);
+    env->ref_libctx = NULL;
+}
+
+const char *cpt_cipher_provider_name(const EVP_CIPHER *c)
+{
+    const OSSL_PROVIDER *p = c != NULL ? EVP_CIPHER_get0_provider(c) : NULL;
+    const char *n = p != NULL ? OSSL_PROVIDER_get0_name(p) : NULL;
+
+    return n != NULL ? n : "?";
+}
+
+EVP_CIPHER *cpt_fetch_cipher(const cpt_env *env, int ref, const char *alg)
+{
+    OSSL_LIB_CTX *lc = ref ? env->ref_libctx : env->libctx;
+    const char *want = ref ? "default" : env->name;
+    char propq[96];
+    EVP_CIPHER *c;
+
+    snprintf(propq, sizeof(propq), "provider=%s", want);
+    c = EVP_CIPHER_fetch(lc, alg, propq);
+    if (c == NULL) {
+        fprintf(stdout, "cannot fetch %s with '%s'\n", alg, propq);
+        cpt_drain_errors(1);
+        return NULL;
+    }
+    if (strcmp(cpt_cipher_provider_name(c), want) != 0) {
+        fprintf(stdout, "%s fetched with '%s' came from provider '%s'\n", alg,
+                propq, cpt_cipher_provider_name(c));
+        EVP_CIPHER_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* ================================================================== */
+/* PRNG                                                                */
+/* ================================================================== */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t cpt_mix64(uint64_t a, uint64_t b)
+{
+    uint64_t x = a ^ (b * 0xd6e8feb86659fd93ULL);
+
+    splitmix64(&x);
+    return splitmix64(&x);
+}
+
+void cpt_rng_seed(cpt_rng *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = cpt_mix64(seed, stream + 0x51ed270b27dULL);
+
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&x);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t cpt_rng_u64(cpt_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+uint64_t cpt_rng_below(cpt_rng *r, uint64_t n)
+{
+    uint64_t lim, v;
+
+    if (n == 0)
+        return 0;
+    lim = UINT64_MAX - (UINT64_MAX % n);
+    do {
+        v = cpt_rng_u64(r);
+    } while (v >= lim);
+    return v % n;
+}
+
+uint64_t cpt_rng_range(cpt_rng *r, uint64_t lo, uint64_t hi)
+{
+    if (hi <= lo)
+        return lo;
+    return lo + cpt_rng_below(r, hi - lo + 1);
+}
+
+int cpt_rng_pct(cpt_rng *r, unsigned pct) { return cpt_rng_below(r, 100) < pct; }
+
+void cpt_rng_fill(cpt_rng *r, void *buf, size_t len)
+{
+    unsigned char *p = buf;
+
+    while (len >= 8) {
+        uint64_t v = cpt_rng_u64(r);
+
+        memcpy(p, &v, 8);
+        p += 8;
+        len -= 8;
+    }
+    if (len > 0) {
+        uint64_t v = cpt_rng_u64(r);
+
+        memcpy(p, &v, len);
+    }
+}
+
+/* ================================================================== */
+/* Hex and record files                                                */
+/* ================================================================== */
+
+char *cpt_hex_encode(const unsigned char *buf, size_t len, char *out)
+{
+    static const char hx[] = "0123456789abcdef";
+
+    for (size_t i = 0; i < len; i++) {
+        out[2 * i] = hx[buf[i] >> 4];
+        out[2 * i + 1] = hx[buf[i] & 15];
+    }
+    out[2 * len] = '\0';
+    return out;
+}
+
+void cpt_hex_dump(FILE *f, const char *label, const unsigned char *buf,
+                  size_t len, size_t max)
+{
+    size_t n = (max > 0 && len > max) ? max : len;
+
+    fprintf(f, "    %s (%zu):", label, len);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s%02x", (i % 32 == 0 && i > 0) ? "\n      " : (i == 0 ? " " : ""), buf[i]);
+    if (n < len)
+        fprintf(f, "...");
+    fputc('\n', f);
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = tolower(c);
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+int cpt_hex_decode(const char *hex, unsigned char **out, size_t *outlen)
+{
+    size_t n = strlen(hex), k = 0;
+    unsigned char *b = malloc(n / 2 + 1);
+    int hi = -1;
+
+    if (b == NULL)
+        return 0;
+    for (const char *p = hex; *p != '\0'; p++) {
+        int v;
+
+        if (isspace((unsigned char)*p))
+            continue;
+        v = hexval((unsigned char)*p);
+        if (v < 0) {
+            free(b);
+            return 0;
+        }
+        if (hi < 0) {
+            hi = v;
+        } else {
+            b[k++] = (unsigned char)(hi << 4 | v);
+            hi = -1;
+        }
+    }
+    if (hi >= 0) {
+        free(b);
+        return 0;
+    }
+    *out = b;
+    *outlen = k;
+    return 1;
+}
+
+static char *trim(char *s)
+{
+    char *e;
+
+    while (isspace((unsigned char)*s))
+        s++;
+    e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+int cpt_recfile_load(const char *path, cpt_recfile *rf)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int lineno = 0;
+    cpt_record cur = { NULL, 0, 0 };
+
+    memset(rf, 0, sizeof(*rf));
+    if (f == NULL) {
+        fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    for (;;) {
+        char *s, *eq;
+
+        got = getline(&line, &cap, f);
+        lineno++;
+        s = got >= 0 ? trim(line) : NULL;
+        if (s == NULL || *s == '\0' || *s == '#') {
+            if ((s == NULL || *s == '\0') && cur.n > 0) {
+                cpt_record *nr = realloc(rf->recs, (rf->n + 1) * sizeof(*nr));
+
+                if (nr == NULL)
+                    goto err;
+                rf->recs = nr;
+                rf->recs[rf->n++] = cur;
+                memset(&cur, 0, sizeof(cur));
+            }
+            if (s == NULL)
+                break;
+            continue;
+        }
+        eq = strchr(s, '=');
+        if (eq == NULL) {
+            fprintf(stderr, "%s:%d: expected 'Name = value'\n", path, lineno);
+            goto err;
+        }
+        *eq = '\0';
+        {
+            cpt_kv *nkv = realloc(cur.kv, (cur.n + 1) * sizeof(*nkv));
+
+            if (nkv == NULL)
+                goto err;
+            cur.kv = nkv;
+            cur.kv[cur.n].name = strdup(trim(s));
+            cur.kv[cur.n].value = strdup(trim(eq + 1));
+            if (cur.kv[cur.n].name == NULL || cur.kv[cur.n].value == NULL)
+                goto err;
+            if (cur.n == 0)
+                cur.line = lineno;
+            cur.n++;
+        }
+    }
+    free(line);
+    fclose(f);
+    return 1;
+err:
+    free(line);
+    fclose(f);
+    for (size_t i = 0; i < cur.n; i++) {
+        free(cur.kv[i].name);
+        free(cur.kv[i].value);
+    }
+    free(cur.kv);
+    cpt_recfile_free(rf);
+    return 0;
+}
+
+void cpt_recfile_free(cpt_recfile *rf)
+{
+    for (size_t i = 0; i < rf->n; i++) {
+        for (size_t j = 0; j < rf->recs[i].n; j++) {
+            free(rf->recs[i].kv[j].name);
+            free(rf->recs[i].kv[j].value);
+        }
+        free(rf->recs[i].kv);
+    }
+    free(rf->recs);
+    rf->recs = NULL;
+    rf->n = 0;
+}
+
+const char *cpt_record_get(const cpt_record *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcasecmp(r->kv[i].name, name) == 0)
+            return r->kv[i].value;
+    return NULL;
+}
+
+int cpt_record_get_hex(const cpt_record *r, const char *name,
+                       unsigned char **out, size_t *len)
+{
+    const char *v = cpt_record_get(r, name);
+
+    if (v == NULL) {
+        *out = malloc(1);
+        *len = 0;
+        return 0;
+    }
+    return cpt_hex_decode(v, out, len) ? 1 : -1;
+}
+
+int cpt_find_file(const char *argv0, const char *rel, char *out, size_t outlen)
+{
+    char dir[4096];
+    const char *slash;
+    size_t dl;
+
+    if (access(rel, R_OK) == 0) {
+        snprintf(out, outlen, "%s", rel);
+        return 1;
+    }
+    slash = argv0 != NULL ? strrchr(argv0, '/') : NULL;
+    if (slash == NULL)
+        return 0;
+    dl = (size_t)(slash - argv0);
+    if (dl >= sizeof(dir))
+        return 0;
+    memcpy(dir, argv0, dl);
+    dir[dl] = '\0';
+    snprintf(out, outlen, "%s/../%s", dir, rel);
+    if (access(out, R_OK) == 0)
+        return 1;
+    snprintf(out, outlen, "%s/%s", dir, rel);
+    return access(out, R_OK) == 0;
+}
+
+/* ================================================================== */
+/* Stats file                                                          */
+/* ================================================================== */
+
+static char *read_whole(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+
+    if (f == NULL)
+        return NULL;
+    for (;;) {
+        size_t got;
+
+        if (cap - n < 4096) {
+            char *nb = realloc(buf, cap + 65536);
+
+            if (nb == NULL) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+            cap += 65536;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Finds "key" (with quotes) in [b, e) and parses the number after ':'. */
+static int json_number(const char *b, const char *e, const char *key, long long *v)
+{
+    char pat[80];
+    size_t pl;
+
+    snprintf(pat, sizeof(pat), "\"%s\"", key);
+    pl = strlen(pat);
+    for (const char *p = b; p + pl <= e; p++) {
+        if (strncasecmp(p, pat, pl) != 0)
+            continue;
+        p += pl;
+        while (p < e && isspace((unsigned char)*p))
+            p++;
+        if (p >= e || *p != ':')
+            continue;
+        p++;
+        while (p < e && isspace((unsigned char)*p))
+            p++;
+        if (p < e && (isdigit((unsigned char)*p) || *p == '-')) {
+            *v = strtoll(p, NULL, 10);
+            return 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
+                   const char *alg, cpt_alg_stats *st, char *why, size_t whylen)
+{
+    char path[4200], pat[96];
+    size_t len;
+    char *buf, *p, *obj, *end;
+    long long fpid = -1;
+    int depth;
+
+    memset(st, 0, sizeof(*st));
+    snprintf(path, sizeof(path), "%s/%s-%ld.json", stats_dir, prefix, (long)pid);
+    buf = read_whole(path, &len);
+    if (buf == NULL) {
+        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        return 0;
+    }
+    if (!json_number(buf, buf + len, "pid", &fpid) || fpid != (long long)pid) {
+        snprintf(why, whylen, "%s: \"pid\" is %lld, expected %ld", path, fpid,
+                 (long)pid);
+        free(buf);
+        return 0;
+    }
+    snprintf(pat, sizeof(pat), "\"%s\"", alg);
+    p = strcasestr(buf, pat);
+    if (p == NULL) {
+        free(buf);
+        return 1; /* file fine, algorithm absent */
+    }
+    obj = strchr(p + strlen(pat), '{');
+    if (obj == NULL) {
+        snprintf(why, whylen, "%s: no object after %s", path, pat);
+        free(buf);
+        return 0;
+    }
+    depth = 0;
+    for (end = obj; *end != '\0'; end++) {
+        if (*end == '{')
+            depth++;
+        else if (*end == '}' && --depth == 0)
+            break;
+    }
+    if (*end == '\0') {
+        snprintf(why, whylen, "%s: unterminated object for %s", path, pat);
+        free(buf);
+        return 0;
+    }
+    st->found = 1;
+    json_number(obj, end, "ops", &st->ops);
+    json_number(obj, end, "bytes", &st->bytes);
+    json_number(obj, end, "device", &st->device);
+    json_number(obj, end, "software", &st->software);
+    json_number(obj, end, "errors", &st->errors);
+    free(buf);
+    return 1;
+}
+
+int cpt_stats_check(const char *stats_dir, const char *prefix, pid_t pid,
+                    const char *const *algs, int timeout_ms, int verbose)
+{
+    double deadline = cpt_now() + timeout_ms / 1000.0;
+    char why[512];
+    int nalg = 0, all_ok;
+
+    while (algs[nalg] != NULL)
+        nalg++;
+    for (;;) {
+        int good = 0;
+
+        why[0] = '\0';
+        all_ok = 1;
+        for (int i = 0; i < nalg; i++) {
+            cpt_alg_stats st;
+
+            if (!cpt_stats_read(stats_dir, prefix, pid, algs[i], &st, why,
+                                sizeof(why))
+                || !st.found || st.ops <= 0 || st.bytes <= 0)
+                all_ok = 0;
+            else
+                good++;
+        }
+        if (all_ok || cpt_now() > deadline)
+            break;
+        usleep(100 * 1000);
+    }
+    for (int i = 0; i < nalg; i++) {
+        cpt_alg_stats st;
+        int ok = cpt_stats_read(stats_dir, prefix, pid, algs[i], &st, why,
+                                sizeof(why));
+
+        if (!ok) {
+            cpt_check(0, "stats file for pid %ld: %s", (long)pid, why);
+            continue;
+        }
+        if (verbose || !st.found || st.ops <= 0 || st.bytes <= 0)
+            printf("    stats %s: found=%d ops=%lld bytes=%lld device=%lld "
+                   "software=%lld errors=%lld\n",
+                   algs[i], st.found, st.ops, st.bytes, st.device, st.software,
+                   st.errors);
+        cpt_check(st.found && st.ops > 0 && st.bytes > 0,
+                  "stats %s/%s-%ld.json: %s counters not > 0 (found=%d ops=%lld "
+                  "bytes=%lld)",
+                  stats_dir, prefix, (long)pid, algs[i], st.found, st.ops,
+                  st.bytes);
+    }
+    return all_ok;
+}
+
+/* ================================================================== */
+/* ASYNC job runner                                                    */
+/* ================================================================== */
+
+typedef struct {
+    cpt_task_fn fn;
+    void *arg;
+} tramp_args;
+
+static int tramp(void *p)
+{
+    const tramp_args *t = p;
+
+    return t->fn(t->arg);
+}
+
+typedef struct {
+    ASYNC_JOB *job;
+    ASYNC_WAIT_CTX *wctx;
+    size_t task;
+    int ret;
+    int busy;      /* task started and not finished */
+    int resume;    /* to be resumed in this round */
+    size_t fd_off; /* index of first pollfd in this round */
+    size_t nfds;   /* fds in this round */
+} job_slot;
+
+/* Handles the return code of ASYNC_start_job for slot s. */
+static void job_after(cpt_jobs *j, job_slot *s, int rc, size_t *inflight,
+                      double *last_progress, cpt_rng *rng)
+{
+    switch (rc) {
+    case ASYNC_PAUSE:
+        j->pauses++;
+        if (!j->paused[s->task]) {
+            j->paused[s->task] = 1;
+            j->tasks_paused++;
+        }
+        return;
+    case ASYNC_FINISH:
+        j->results[s->task] = s->ret;
+        break;
+    case ASYNC_ERR:
+    default:
+        j->async_errors++;
+        j->results[s->task] = -1;
+        break;
+    }
+    s->job = NULL;
+    s->busy = 0;
+    (*inflight)--;
+    *last_progress = cpt_now();
+    if (s->wctx != NULL && cpt_rng_pct(rng, j->new_wctx_pct)) {
+        ASYNC_WAIT_CTX_free(s->wctx);
+        s->wctx = NULL;
+    }
+}
+
+int cpt_jobs_run(cpt_jobs *j)
+{
+    job_slot *slots = calloc(j->max_inflight ? j->max_inflight : 1, sizeof(*slots));
+    size_t nslots = j->max_inflight ? j->max_inflight : 1;
+    struct pollfd *pfds = NULL;
+    size_t pcap = 0;
+    OSSL_ASYNC_FD *fdbuf = NULL;
+    size_t fdcap = 0;
+    size_t next = 0, inflight = 0;
+    double last_progress = cpt_now();
+    cpt_rng rng;
+    int ok = 1;
+
+    j->tasks_paused = j->pauses = j->fd_waits = j->nofd_resumes = 0;
+    j->spurious_resumes = j->max_fds = j->async_errors = j->no_jobs = 0;
+    j->timed_out = 0;
+    memset(j->paused, 0, j->ntasks);
+    for (size_t i = 0; i < j->ntasks; i++)
+        j->results[i] = -1;
+    if (slots == NULL)
+        return 0;
+    cpt_rng_seed(&rng, j->seed, 0xa5);
+
+    while (next < j->ntasks || inflight > 0) {
+        size_t npfd = 0;
+        int any_nofd = 0, any_resume = 0;
+
+        /* Start new tasks in free slots. */
+        for (size_t k = 0; k < nslots && next < j->ntasks; k++) {
+            job_slot *s = &slots[k];
+            tramp_args ta;
+            int rc;
+
+            if (s->busy)
+                continue;
+            if (s->wctx == NULL && (s->wctx = ASYNC_WAIT_CTX_new()) == NULL) {
+                ok = 0;
+                goto out;
+            }
+            ta.fn = j->fn;
+            ta.arg = j->args[next];
+            s->task = next;
+            s->job = NULL;
+            s->ret = 0;
+            rc = ASYNC_start_job(&s->job, s->wctx, &s->ret, tramp, &ta, sizeof(ta));
+            if (rc == ASYNC_NO_JOBS) {
+                j->no_jobs++;
+                break; /* retry later */
+            }
+            next++;
+            s->busy = 1;
+            inflight++;
+            job_after(j, s, rc, &inflight, &last_progress, &rng);
+        }
+        if (inflight == 0)
+            continue;
+
+        /* Collect the fds of all paused jobs. */
+        for (size_t k = 0; k < nslots; k++) {
+            job_slot *s = &slots[k];
+            size_t n = 0;
+
+            s->resume = 0;
+            s->nfds = 0;
+            if (!s->busy)
+                continue;
+            if (!ASYNC_WAIT_CTX_get_all_fds(s->wctx, NULL, &n))
+                n = 0;
+            if (n > fdcap) {
+                OSSL_ASYNC_FD *nb = realloc(fdbuf, n * sizeof(*nb));
+
+                if (nb == NULL) {
+                    ok = 0;
+                    goto out;
+                }
+                fdbuf = nb;
+                fdcap = n;
+            }
+            if (n > 0 && !ASYNC_WAIT_CTX_get_all_fds(s->wctx, fdbuf, &n))
+                n = 0;
+            if (n > j->max_fds)
+                j->max_fds = n;
+            if (npfd + n > pcap) {
+                size_t nc = (npfd + n) * 2 + 16;
+                struct pollfd *np = realloc(pfds, nc * sizeof(*np));
+
+                if (np == NULL) {
+                    ok = 0;
+                    goto out;
+                }
+                pfds = np;
+                pcap = nc;
+            }
+            s->fd_off = npfd;
+            s->nfds = n;
+            for (size_t f = 0; f < n; f++) {
+                pfds[npfd].fd = fdbuf[f];
+                pfds[npfd].events = POLLIN;
+                pfds[npfd].revents = 0;
+                npfd++;
+            }
+            if (n == 0)
+                any_nofd = 1;
+        }
+
+        if (npfd > 0) {
+            int pr = poll(pfds, npfd, any_nofd ? 0 : 20);
+
+            if (pr < 0 && errno != EINTR) {
+                perror("poll");
+                ok = 0;
+                goto out;
+            }
+        } else if (any_nofd) {
+            sched_yield();
+        }
+
+        /* Decide which paused jobs to resume. */
+        for (size_t k = 0; k < nslots; k++) {
+            job_slot *s = &slots[k];
+            int readable = 0;
+
+            if (!s->busy)
+                continue;
+            for (size_t f = 0; f < s->nfds; f++)
+                if (pfds[s->fd_off + f].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL))
+                    readable = 1;
+            if (readable) {
+                j->fd_waits++;
+                s->resume = 1;
+            } else if (s->nfds == 0) {
+                j->nofd_resumes++;
+                s->resume = 1;
+            } else if (j->spurious_pct > 0 && cpt_rng_pct(&rng, j->spurious_pct)) {
+                j->spurious_resumes++;
+                s->resume = 1;
+            }
+        }
+        for (size_t k = 0; k < nslots; k++) {
+            job_slot *s = &slots[k];
+            int rc;
+
+            if (!s->busy || !s->resume)
+                continue;
+            any_resume = 1;
+            rc = ASYNC_start_job(&s->job, s->wctx, &s->ret, tramp, NULL, 0);
+            job_after(j, s, rc, &inflight, &last_progress, &rng);
+        }
+        (void)any_resume;
+
+        if (inflight > 0 && j->timeout_s > 0
+            && cpt_now() - last_progress > j->timeout_s) {
+            j->timed_out = 1;
+            ok = 0;
+            /* Paused jobs cannot be abandoned safely: leak them. */
+            for (size_t k = 0; k < nslots; k++) {
+                if (slots[k].busy) {
+                    slots[k].wctx = NULL;
+                    slots[k].busy = 0;
+                }
+            }
+            break;
+        }
+    }
+out:
+    for (size_t k = 0; k < nslots; k++) {
+        if (slots[k].busy)
+            ok = 0; /* only on allocation failure paths; leak */
+        else if (slots[k].wctx != NULL)
+            ASYNC_WAIT_CTX_free(slots[k].wctx);
+    }
+    free(slots);
+    free(pfds);
+    free(fdbuf);
+    if (j->async_errors > 0)
+        ok = 0;
+    return ok;
+}

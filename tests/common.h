@@ -1,0 +1,277 @@
+/*
+ * common.h - shared helpers for the cptprov C test harnesses.
+ *
+ * Provides:
+ *   - command-line options shared by all harnesses (provider name/path,
+ *     stats dir, seed, verbosity, sub-test selection)       cpt_opts_*
+ *   - provider loading (via a temporary openssl.cnf when a stats dir is
+ *     given, else via search path + OSSL_PROVIDER_load) plus a reference
+ *     library context holding only the default provider      cpt_env_*
+ *   - a small seeded PRNG (xoshiro256**)                     cpt_rng_*
+ *   - hex encode/decode and a "Name = value" record-file parser cpt_hex_*,
+ *     cpt_recfile_*
+ *   - the provider statistics file check                     cpt_stats_*
+ *   - an OpenSSL ASYNC job runner (poll()s wait fds, spurious resumes)
+ *                                                            cpt_jobs_*
+ *   - pass/fail accounting and the closing "N passed, N failed" line
+ *
+ * Everything is C11 + POSIX; link with -lcrypto -lpthread.
+ */
+#ifndef CPT_TESTS_COMMON_H
+#define CPT_TESTS_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <openssl/async.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+
+#if defined(__GNUC__)
+#define CPT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CPT_PRINTF(a, b)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct cpt_opts {
+    const char *provider;      /* provider under test, default "cptprov" */
+    const char *provider_path; /* module directory, default "build" */
+    const char *stats_dir;     /* NULL: load without a config file */
+    int no_stats;              /* skip the stats file check */
+    uint64_t seed;             /* PRNG seed (time based unless --seed) */
+    int seed_given;
+    int verbose;
+    int strict_errors;         /* missing error-queue entries are failures
+                                * even where the default provider leaves none */
+    const char *only;          /* comma separated sub-test names, or NULL */
+    const char *skip;          /* comma separated sub-test names, or NULL */
+} cpt_opts;
+
+/* Sets defaults (seed from time and pid). */
+void cpt_opts_init(cpt_opts *o);
+/*
+ * Tries to consume argv[*i] (and its value) as a common option.  Returns 1
+ * when consumed (and advances *i past the value), 0 when the option is not
+ * a common one, -1 on a malformed value (message printed).
+ */
+int cpt_opts_parse_one(cpt_opts *o, int argc, char **argv, int *i);
+/* Usage text of the common options. */
+void cpt_opts_usage(FILE *f);
+/* Whether sub-test `name` is selected by --only/--skip. */
+int cpt_selected(const cpt_opts *o, const char *name);
+/* Parses an unsigned decimal/hex number; returns 0 on error. */
+int cpt_parse_u64(const char *s, uint64_t *out);
+
+/* ------------------------------------------------------------------ */
+/* Provider environment                                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct cpt_env {
+    OSSL_LIB_CTX *libctx;     /* provider under test (+ default) */
+    OSSL_PROVIDER *prov;      /* set when loaded via OSSL_PROVIDER_load */
+    OSSL_PROVIDER *prov_dflt; /* default provider in libctx (path mode) */
+    OSSL_LIB_CTX *ref_libctx; /* reference: only the default provider */
+    OSSL_PROVIDER *ref_prov;
+    char name[64];            /* provider under test */
+    char propq[96];           /* "provider=<name>" */
+    char module_dir[4096];    /* absolute module directory */
+    char stats_dir[4096];     /* absolute stats dir, "" if none */
+} cpt_env;
+
+/* Loads the provider under test and the reference.  Returns 1 on success. */
+int cpt_env_init(cpt_env *env, const cpt_opts *o);
+/* Unloads providers and frees both library contexts (in that order). */
+void cpt_env_free(cpt_env *env);
+/*
+ * Fetches `alg` from the provider under test (ref == 0) or the reference
+ * (ref != 0) with an explicit provider= property query and checks that the
+ * implementation really comes from that provider.  NULL on failure (a
+ * message is printed).
+ */
+EVP_CIPHER *cpt_fetch_cipher(const cpt_env *env, int ref, const char *alg);
+/* Name of the provider an EVP_CIPHER came from ("?" if none). */
+const char *cpt_cipher_provider_name(const EVP_CIPHER *c);
+
+/* ------------------------------------------------------------------ */
+/* PRNG: xoshiro256**, seeded by splitmix64(seed, stream)              */
+/* ------------------------------------------------------------------ */
+
+typedef struct cpt_rng {
+    uint64_t s[4];
+} cpt_rng;
+
+void cpt_rng_seed(cpt_rng *r, uint64_t seed, uint64_t stream);
+uint64_t cpt_rng_u64(cpt_rng *r);
+/* Uniform in [0, n); n == 0 returns 0. */
+uint64_t cpt_rng_below(cpt_rng *r, uint64_t n);
+/* Uniform in [lo, hi] (inclusive). */
+uint64_t cpt_rng_range(cpt_rng *r, uint64_t lo, uint64_t hi);
+/* 1 with probability pct/100. */
+int cpt_rng_pct(cpt_rng *r, unsigned pct);
+void cpt_rng_fill(cpt_rng *r, void *buf, size_t len);
+/* A well-mixed 64-bit value from two inputs (for deriving sub-seeds). */
+uint64_t cpt_mix64(uint64_t a, uint64_t b);
+
+/* ------------------------------------------------------------------ */
+/* Hex and record files                                                */
+/* ------------------------------------------------------------------ */
+
+/* Writes lowercase hex of buf into out (2*len+1 bytes); returns out. */
+char *cpt_hex_encode(const unsigned char *buf, size_t len, char *out);
+/* Prints "label: hex" (truncated to max bytes if max > 0) to f. */
+void cpt_hex_dump(FILE *f, const char *label, const unsigned char *buf,
+                  size_t len, size_t max);
+/*
+ * Decodes hex (whitespace ignored, case insensitive).  *out is malloc'ed
+ * (never NULL on success, even for empty input).  Returns 1 on success.
+ */
+int cpt_hex_decode(const char *hex, unsigned char **out, size_t *outlen);
+
+typedef struct cpt_kv {
+    char *name;
+    char *value;
+} cpt_kv;
+
+typedef struct cpt_record {
+    cpt_kv *kv;
+    size_t n;
+    int line; /* line number of the first field in the file */
+} cpt_record;
+
+typedef struct cpt_recfile {
+    cpt_record *recs;
+    size_t n;
+} cpt_recfile;
+
+/*
+ * Loads a file made of records of "Name = value" lines separated by blank
+ * lines; lines starting with '#' are comments.  Returns 1 on success.
+ */
+int cpt_recfile_load(const char *path, cpt_recfile *rf);
+void cpt_recfile_free(cpt_recfile *rf);
+/* Value of field `name` (case insensitive) or NULL. */
+const char *cpt_record_get(const cpt_record *r, const char *name);
+/*
+ * Decodes the hex field `name`.  Returns 1 ok, 0 absent (then *out is a
+ * malloc'ed empty buffer and *len 0), -1 malformed.
+ */
+int cpt_record_get_hex(const cpt_record *r, const char *name,
+                       unsigned char **out, size_t *len);
+
+/* Locates a file relative to the cwd or to the directory of argv0/..   */
+/* (so "tests/vectors/x" works from the repo root and from build/).     */
+int cpt_find_file(const char *argv0, const char *rel, char *out, size_t outlen);
+
+/* ------------------------------------------------------------------ */
+/* Provider statistics file                                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct cpt_alg_stats {
+    int found;
+    long long ops, bytes, device, software, errors;
+} cpt_alg_stats;
+
+/*
+ * Reads stats_dir/<prefix>-<pid>.json and extracts the counters of `alg`
+ * with a tolerant scan (no JSON library).  Returns 1 when the file was read
+ * and its "pid" matches (st->found tells whether `alg` was present), 0 when
+ * missing/unreadable/mismatched (why filled in).
+ */
+int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
+                   const char *alg, cpt_alg_stats *st, char *why, size_t whylen);
+/*
+ * Waits up to timeout_ms for the stats file of `pid` to show ops > 0 and
+ * bytes > 0 for every algorithm in algs (NULL terminated).  Counts one
+ * pass/failure per algorithm.  Returns 1 when all good.
+ */
+int cpt_stats_check(const char *stats_dir, const char *prefix, pid_t pid,
+                    const char *const *algs, int timeout_ms, int verbose);
+
+/* ------------------------------------------------------------------ */
+/* ASYNC job runner                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Runs ntasks calls of fn(args[i]) each inside its own ASYNC job, with at
+ * most max_inflight jobs started at once.  Jobs that pause are resumed when
+ * one of the fds of their wait context is readable (poll()); jobs that
+ * paused without any fd are resumed on the next round.  With probability
+ * spurious_pct a paused job is also resumed before its fd is readable.
+ *
+ * fn runs on a 32 KiB job stack without a guard page: keep its locals small
+ * and print nothing from it.  fn's return value is stored in results[i]
+ * (-1 if the job could not run).
+ */
+typedef int (*cpt_task_fn)(void *arg);
+
+typedef struct cpt_jobs {
+    /* inputs */
+    cpt_task_fn fn;
+    void **args;
+    size_t ntasks;
+    size_t max_inflight;
+    unsigned spurious_pct;   /* 0..100 */
+    unsigned new_wctx_pct;   /* chance of a fresh ASYNC_WAIT_CTX per task
+                              * (otherwise a slot's context is reused) */
+    uint64_t seed;
+    int timeout_s;           /* give up after this long without progress */
+    /* outputs */
+    int *results;            /* ntasks entries, allocated by the caller */
+    unsigned char *paused;   /* ntasks entries: job paused at least once */
+    size_t tasks_paused;     /* tasks that paused at least once */
+    size_t pauses;           /* ASYNC_PAUSE returns in total */
+    size_t fd_waits;         /* resumes after a readable fd */
+    size_t nofd_resumes;     /* resumes of paused jobs that had no fd */
+    size_t spurious_resumes; /* resumes before the fd was readable */
+    size_t max_fds;          /* most fds seen in one wait context */
+    size_t async_errors;     /* ASYNC_ERR returns */
+    size_t no_jobs;          /* ASYNC_NO_JOBS returns (retried) */
+    int timed_out;           /* jobs abandoned (leaked) after timeout */
+} cpt_jobs;
+
+/* Returns 1 when every task ran to completion (whatever fn returned). */
+int cpt_jobs_run(cpt_jobs *j);
+
+/* ------------------------------------------------------------------ */
+/* Accounting                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Sets the sub-test name used as prefix of FAIL/NOTE lines (per thread). */
+void cpt_set_subtest(const char *name);
+const char *cpt_subtest(void);
+/* Prints "FAIL [subtest] ..." (does not count). Thread safe. */
+void cpt_fail_line(const char *fmt, ...) CPT_PRINTF(1, 2);
+/* Prints "NOTE [subtest] ..." and counts a note. */
+void cpt_note(const char *fmt, ...) CPT_PRINTF(1, 2);
+/* Prints "INFO [subtest] ..." when verbose. */
+void cpt_info(const char *fmt, ...) CPT_PRINTF(1, 2);
+void cpt_set_verbose(int v);
+int cpt_verbose(void);
+/* Counts one passed (ok != 0) or failed case. Returns ok. */
+int cpt_count(int ok);
+/* cpt_count(cond) and a FAIL line with the message when !cond. */
+int cpt_check(int cond, const char *fmt, ...) CPT_PRINTF(2, 3);
+unsigned long cpt_passed(void);
+unsigned long cpt_failed(void);
+unsigned long cpt_notes(void);
+/* Prints the per-sub-test summary line (call when a sub-test ends). */
+void cpt_subtest_summary(const char *name, double seconds);
+/*
+ * Prints exactly "N passed, N failed" and returns the process exit code
+ * (0 when nothing failed).
+ */
+int cpt_finish(void);
+
+/* Monotonic seconds. */
+double cpt_now(void);
+/* Drains the calling thread's error queue to stderr when verbose, else
+ * silently; returns 1 if it was non-empty. */
+int cpt_drain_errors(int print);
+
+#endif /* CPT_TESTS_COMMON_H */
