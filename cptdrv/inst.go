@@ -44,6 +44,11 @@ const (
 	// RPtr+DLen when encrypting, read from DPtr+DLen (ALen bytes... 16) and
 	// verified when decrypting (UCAuthFail on mismatch, output zeroed).
 	FlagTagInline uint16 = 1 << 4
+	// FlagRunningTag: after the instruction, write into the context (Tag)
+	// the tag the message would have if it ended here, and set TagValid; the
+	// message stays open. It spares the driver an instruction for EVP's
+	// final, which usually follows the last data piece.
+	FlagRunningTag uint16 = 1 << 5
 )
 
 // Instruction is one 64-byte CPT instruction; see the package documentation.
@@ -122,7 +127,12 @@ type CipherContext struct {
 	_      uint32
 	AAD    [64]byte
 	Tag    [16]byte
-	Engine [192]byte
+	// TagValid is set by the engine when Tag holds the tag of everything
+	// the message has absorbed (FlagRunningTag), cleared by any other
+	// instruction on the context.
+	TagValid uint32
+	_        uint32
+	Engine   [192]byte
 }
 
 // Bytes returns n bytes of host memory at addr as a slice. The address comes

@@ -21,6 +21,11 @@ type Cipher interface {
 	Free(env *Env, st unsafe.Pointer)
 }
 
+// ShadowIVLenOffset is where AEAD contexts keep the current IV length for
+// the C side (cptabi.h CPT_STATE_IVLEN_OFFSET): EVP asks for it around every
+// init, and answering in C saves two calls into Go per message.
+const ShadowIVLenOffset = unsafe.Offsetof(gcmCtx{}.shadowIVLen)
+
 // Cipher IDs shared with the C side (provider/cptabi.h CPT_ALG_*).
 const (
 	AlgAES128GCM = 1

@@ -31,6 +31,10 @@ const (
 // gcmCtx is an AES-GCM operation context, overlaid on C memory: plain
 // values only.
 type gcmCtx struct {
+	// shadowIVLen is the IV length as the C side reads it without calling
+	// Go (CPT_STATE_IVLEN_OFFSET in cptabi.h); 0 means the default. It must
+	// stay the first field.
+	shadowIVLen   uint64
 	dev           cptdrv.CipherContext
 	ivLen         uint32 // 0 means the default 12
 	tagLen        uint32 // 0 means not set yet
@@ -60,6 +64,11 @@ func (g gcm) counters(env *Env) *stats.Alg { return env.algCounters(g.id, g.name
 func (g gcm) Name() string       { return g.name }
 func (g gcm) StateSize() uintptr { return unsafe.Sizeof(gcmCtx{}) }
 
+func (c *gcmCtx) setIVLen(n int) {
+	c.ivLen = uint32(n)
+	c.shadowIVLen = uint64(n)
+}
+
 func (c *gcmCtx) ivLength() int {
 	if c.ivLen == 0 {
 		return gcmDefaultIVLen
@@ -74,7 +83,7 @@ func (g gcm) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, keySet bool
 		if len(iv) == 0 || len(iv) > gcmMaxIVLen {
 			return errorf(ReasonInvalidIVLength, "invalid IV length %d (1 to %d bytes)", len(iv), gcmMaxIVLen)
 		}
-		c.ivLen = uint32(len(iv))
+		c.setIVLen(len(iv))
 		copy(c.iv[:], iv)
 		c.ivState = ivBuffered
 	}
@@ -276,7 +285,7 @@ func (g gcm) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int
 	if uint64(inl) > 1<<32-1 {
 		return 0, false, errorf(ReasonOperationFailed, "update of %d bytes is too large", inl)
 	}
-	inst := c.instruction(0)
+	inst := c.instruction(cptdrv.FlagRunningTag)
 	c.dataSeen = true
 	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
 	inst.RPtr, inst.RLen = uintptr(out), uint32(inl)
@@ -294,8 +303,14 @@ func (g gcm) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int,
 	if !c.enc && c.tagLen == 0 {
 		return 0, false, errorf(ReasonInvalidTag, "no tag set before final of a decryption")
 	}
-	inst := c.instruction(cptdrv.FlagFinal)
 	c.ivState = ivFinished // never reuse the IV, whatever the outcome
+	if c.dev.TagValid != 0 && !c.startPending && c.dev.AADLen == 0 {
+		// The last data instruction left the tag of the whole message.
+		c.dev.TagValid = 0
+		n, err := after{kind: afterFinal, ctx: c}.finish(cptdrv.Result{})
+		return n, false, err
+	}
+	inst := c.instruction(cptdrv.FlagFinal)
 	return run(env, g.counters(env), &inst, w, after{kind: afterFinal, ctx: c})
 }
 
@@ -449,7 +464,7 @@ func (g gcm) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				if c.ivState != ivUninit {
 					c.ivState = ivFinished
 				}
-				c.ivLen = uint32(v)
+				c.setIVLen(int(v))
 			}
 		case "tlsaad":
 			v, ok := p.Octets()

@@ -156,13 +156,60 @@ static int cptprov_cipher_cipher(void *vctx, unsigned char *out, size_t *outl,
     return cptprov_cipher_update(vctx, out, outl, outsize, in, inl);
 }
 
+static size_t shadow_ivlen(const struct cptprov_cipher_ctx *c)
+{
+    uint64_t n;
+
+    memcpy(&n, c->state + CPT_STATE_IVLEN_OFFSET, sizeof(n));
+    return n != 0 ? (size_t)n : c->alg->ivlen;
+}
+
+/*
+ * EVP asks for "ivlen" (and sets it to the value it already has) around
+ * every init; those need no trip into Go. Returns -1 when Go must answer.
+ */
+static int get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARAM params[])
+{
+    OSSL_PARAM *p;
+
+    if (!c->alg->aead)
+        return -1;
+    for (p = params; p->key != NULL; p++)
+        if (strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN) != 0 && strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN) != 0)
+            return -1;
+    for (p = params; p->key != NULL; p++) {
+        size_t v = strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN) == 0 ? shadow_ivlen(c) : c->alg->keylen;
+        if (!OSSL_PARAM_set_size_t(p, v))
+            return -1; /* let Go produce the error */
+    }
+    return 1;
+}
+
+static int set_params_in_c(const struct cptprov_cipher_ctx *c, const OSSL_PARAM params[])
+{
+    const OSSL_PARAM *p;
+    size_t v;
+
+    if (!c->alg->aead)
+        return -1;
+    for (p = params; p->key != NULL; p++) {
+        /* EVP_CipherInit_ex sends "padding" to every cipher; AEADs ignore it. */
+        if (strcmp(p->key, OSSL_CIPHER_PARAM_PADDING) == 0)
+            continue;
+        if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN) != 0
+            || !OSSL_PARAM_get_size_t(p, &v) || v != shadow_ivlen(c))
+            return -1;
+    }
+    return 1;
+}
+
 static int cptprov_cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     struct cptprov_cipher_ctx *c = vctx;
     const struct cptgo_api *api;
     struct cpt_status st = { 0, "" };
 
-    if (params == NULL)
+    if (params == NULL || get_params_in_c(c, params) == 1)
         return 1;
     if ((api = cptprov_go(c->prov)) == NULL)
         return 0;
@@ -179,7 +226,7 @@ static int cptprov_cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     const struct cptgo_api *api;
     struct cpt_status st = { 0, "" };
 
-    if (params == NULL || params[0].key == NULL)
+    if (params == NULL || params[0].key == NULL || set_params_in_c(c, params) == 1)
         return 1;
     if ((api = cptprov_go(c->prov)) == NULL)
         return 0;

@@ -46,6 +46,12 @@
 
 /* Bytes of Go-owned state in every cipher context (>= dispatch.MaxStateSize). */
 #define CPT_CIPHER_STATE_SIZE 1024
+/*
+ * AEAD contexts: the Go side keeps the current IV length (uint64_t, 0 = the
+ * algorithm's default) at this offset of the state, so that C can answer
+ * "ivlen" queries and no-op "ivlen" settings without calling into Go.
+ */
+#define CPT_STATE_IVLEN_OFFSET 0
 
 /* What went wrong, filled by Go, raised by C through the core's upcalls. */
 struct cpt_status {

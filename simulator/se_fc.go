@@ -26,6 +26,7 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 	enc := minor == cptdrv.MinorEnc
 	flags := inst.Param2
 	ctx := cptdrv.ContextAt(inst.CPtr)
+	ctx.TagValid = 0
 	if ctx.KeyLen == 0 || ctx.IVLen > uint32(len(ctx.IV)) || ctx.AADLen > uint32(len(ctx.AAD)) {
 		return cptdrv.CompGood, cptdrv.UCBadContext, 0
 	}
@@ -69,6 +70,16 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 		rlen = uint32(n)
 	}
 	if flags&cptdrv.FlagFinal == 0 {
+		if flags&cptdrv.FlagRunningTag != 0 {
+			// The State is a plain value: finishing a copy leaves the
+			// message open.
+			peek := *st
+			tag, err := k.Tag(&peek)
+			if err != nil {
+				return cptdrv.CompGood, cptdrv.UCBadState, 0
+			}
+			ctx.Tag, ctx.TagValid = tag, 1
+		}
 		return cptdrv.CompGood, cptdrv.UCSuccess, rlen
 	}
 	tag, err := k.Tag(st)

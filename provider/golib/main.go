@@ -31,6 +31,7 @@ func main() {}
 // The numbers shared with the C side must agree.
 var _ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
+var _ = [1]struct{}{}[C.CPT_STATE_IVLEN_OFFSET-dispatch.ShadowIVLenOffset]
 
 // process is the device of this process and what operations need from it.
 type process struct {

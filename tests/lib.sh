@@ -1,0 +1,284 @@
+# tests/lib.sh - shared helpers for the cptprov shell integration tests.
+#
+# Source it from a test script (bash):  . "$(dirname "$0")/lib.sh"
+#
+# Provides:
+#   cpt_repo_root, cpt_build_dir      where the repository and build/ are
+#   cpt_require_build                 fails (exit 2) when build/*.so are missing
+#   cpt_mktemp_dir VAR [PREFIX]       a temp dir (path in VAR) removed at exit
+#   cpt_on_exit CMD                   registers CMD to run at exit (LIFO)
+#   cpt_free_port                     a free TCP port on 127.0.0.1
+#   cpt_write_config FILE STATS_DIR [default_properties] [extra provider lines]
+#                                     an openssl.cnf loading default + cptprov
+#   cpt_stats_get DIR PID ALG FIELD   prints a counter of a stats file (or "")
+#   cpt_stats_wait DIR PID ALG FIELD SECS   waits until FIELD > 0
+#   cpt_stats_show DIR PID            one-line summary of a stats file
+#   cpt_pass NAME [detail] / cpt_fail NAME [detail]   counting + one line
+#   cpt_finish                        prints "N passed, N failed", returns rc
+#   cpt_run_pid PIDFILE TIMEOUT CMD...  runs CMD under timeout, writing the
+#                                     pid CMD itself runs as to PIDFILE
+#   cpt_wait_pid PID SECS             waits for a (non-child) pid to vanish
+#
+# Everything is bounded: no helper waits longer than it is told.
+
+CPT_PASSED=0
+CPT_FAILED=0
+CPT_EXIT_CMDS=()
+
+cpt_repo_root() {
+    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+}
+
+cpt_build_dir() {
+    if [ -n "${CPTPROV_BUILD:-}" ]; then
+        (cd "$CPTPROV_BUILD" && pwd)
+    else
+        echo "$(cpt_repo_root)/build"
+    fi
+}
+
+cpt_require_build() {
+    local b
+    b=$(cpt_build_dir)
+    if [ ! -f "$b/cptprov.so" ] || [ ! -f "$b/libcptgo.so" ]; then
+        echo "missing $b/cptprov.so or $b/libcptgo.so: run 'make all' first" >&2
+        exit 2
+    fi
+    command -v openssl >/dev/null || { echo "openssl not found" >&2; exit 2; }
+    command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 2; }
+    command -v timeout >/dev/null || { echo "timeout not found" >&2; exit 2; }
+}
+
+_cpt_run_exit_cmds() {
+    local i
+    for ((i = ${#CPT_EXIT_CMDS[@]} - 1; i >= 0; i--)); do
+        eval "${CPT_EXIT_CMDS[$i]}" >/dev/null 2>&1 || true
+    done
+    CPT_EXIT_CMDS=()
+}
+
+# cpt_on_exit CMD: run CMD (a string, eval'ed) when the script exits.
+cpt_on_exit() {
+    CPT_EXIT_CMDS+=("$1")
+}
+
+trap '_cpt_run_exit_cmds' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# cpt_mktemp_dir VAR [PREFIX]: makes a temp dir, stores its path in the
+# variable VAR, and removes it at exit (kept when CPT_KEEP_TMP is set).  Not
+# through $(...): the removal must be registered in the calling shell.
+cpt_mktemp_dir() {
+    local d
+    d=$(mktemp -d "${TMPDIR:-/tmp}/${2:-cpt}.XXXXXX") || exit 2
+    if [ -z "${CPT_KEEP_TMP:-}" ]; then
+        cpt_on_exit "rm -rf '$d'"
+    else
+        echo "keeping $d" >&2
+    fi
+    printf -v "$1" '%s' "$d"
+}
+
+# cpt_free_port: a TCP port on 127.0.0.1 that nothing listened on a moment
+# ago (the caller retries on a bind race).
+cpt_free_port() {
+    python3 -c '
+import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()'
+}
+
+# cpt_write_config FILE STATS_DIR [DEFAULT_PROPERTIES] [EXTRA_LINES]
+# Writes an openssl.cnf that activates the default provider and cptprov
+# (module = absolute path of build/cptprov.so, stats_dir = STATS_DIR).
+# DEFAULT_PROPERTIES, when given, goes to [algorithm_sect].  EXTRA_LINES
+# (newline separated) are added to cptprov's section.
+cpt_write_config() {
+    local file=$1 stats=$2 props=${3:-} extra=${4:-} b
+    b=$(cpt_build_dir)
+    {
+        echo "openssl_conf = openssl_init"
+        echo
+        echo "[openssl_init]"
+        echo "providers = provider_sect"
+        [ -n "$props" ] && echo "alg_section = algorithm_sect"
+        echo
+        echo "[provider_sect]"
+        echo "default = default_sect"
+        echo "cptprov = cptprov_sect"
+        echo
+        echo "[default_sect]"
+        echo "activate = 1"
+        echo
+        echo "[cptprov_sect]"
+        echo "module = $b/cptprov.so"
+        [ -n "$stats" ] && echo "stats_dir = $stats"
+        [ -n "$extra" ] && printf '%s\n' "$extra"
+        echo "activate = 1"
+        if [ -n "$props" ]; then
+            echo
+            echo "[algorithm_sect]"
+            echo "default_properties = $props"
+        fi
+    } >"$file"
+}
+
+# cpt_stats_get DIR PID ALG FIELD: prints the counter (empty when the file,
+# the algorithm or the field is missing, or the file's pid does not match).
+cpt_stats_get() {
+    python3 -c '
+import json, sys
+d, pid, alg, field = sys.argv[1:5]
+try:
+    with open("%s/cptprov-%s.json" % (d, pid)) as f:
+        j = json.load(f)
+except Exception:
+    sys.exit(0)
+if str(j.get("pid")) != pid:
+    sys.exit(0)
+v = j.get("algorithms", {}).get(alg, {}).get(field)
+if isinstance(v, int):
+    print(v)
+' "$1" "$2" "$3" "$4"
+}
+
+# cpt_stats_device_get DIR PID KEY: prints a counter of the "device" object
+# (submitted, completed, faults, ...), empty when missing.
+cpt_stats_device_get() {
+    python3 -c '
+import json, sys
+d, pid, key = sys.argv[1:4]
+try:
+    with open("%s/cptprov-%s.json" % (d, pid)) as f:
+        j = json.load(f)
+except Exception:
+    sys.exit(0)
+v = j.get("device", {}).get(key) if str(j.get("pid")) == pid else None
+if isinstance(v, int):
+    print(v)
+' "$1" "$2" "$3"
+}
+
+# cpt_stats_pids DIR: the pids that have a stats file in DIR, one a line.
+cpt_stats_pids() {
+    local f p
+    for f in "$1"/cptprov-*.json; do
+        [ -e "$f" ] || continue
+        p=${f##*/cptprov-}
+        echo "${p%.json}"
+    done
+}
+
+# cpt_stats_wait DIR PID ALG FIELD SECS: returns 0 once FIELD of ALG is > 0
+# in DIR/cptprov-PID.json, 1 after SECS seconds.
+cpt_stats_wait() {
+    local d=$1 pid=$2 alg=$3 field=$4 secs=${5:-3} v end
+    end=$(($(date +%s%N) / 1000000 + secs * 1000))
+    while :; do
+        v=$(cpt_stats_get "$d" "$pid" "$alg" "$field")
+        if [ -n "$v" ] && [ "$v" -gt 0 ]; then
+            return 0
+        fi
+        [ $(($(date +%s%N) / 1000000)) -ge $end ] && return 1
+        sleep 0.1
+    done
+}
+
+# cpt_stats_show DIR PID: a one-line summary of every algorithm's counters.
+cpt_stats_show() {
+    python3 -c '
+import json, sys
+d, pid = sys.argv[1:3]
+p = "%s/cptprov-%s.json" % (d, pid)
+try:
+    with open(p) as f:
+        j = json.load(f)
+except FileNotFoundError:
+    print("%s: missing" % p); sys.exit(0)
+except Exception as e:
+    print("%s: unreadable: %s" % (p, e)); sys.exit(0)
+parts = []
+for alg, c in sorted(j.get("algorithms", {}).items()):
+    parts.append("%s ops=%s bytes=%s device=%s software=%s errors=%s" % (
+        alg, c.get("ops"), c.get("bytes"), c.get("device"), c.get("software"),
+        c.get("errors")))
+print("pid %s: %s" % (j.get("pid"), "; ".join(parts) if parts else "no algorithms"))
+' "$1" "$2"
+}
+
+cpt_pass() {
+    CPT_PASSED=$((CPT_PASSED + 1))
+    echo "PASS $1${2:+: $2}"
+}
+
+cpt_fail() {
+    CPT_FAILED=$((CPT_FAILED + 1))
+    echo "FAIL $1${2:+: $2}"
+}
+
+# cpt_finish: the closing line; returns 0 only when nothing failed and
+# something passed.
+cpt_finish() {
+    echo "$CPT_PASSED passed, $CPT_FAILED failed"
+    [ "$CPT_FAILED" -eq 0 ] && [ "$CPT_PASSED" -gt 0 ]
+}
+
+# cpt_run_pid PIDFILE SECS CMD [ARGS...]: runs CMD under `timeout SECS`
+# (TERM, then KILL 2 s later) such that the pid CMD runs as (not timeout's)
+# is written to PIDFILE before CMD starts.  Returns CMD's status (124 on
+# timeout).  Redirect and background it as any command.
+cpt_run_pid() {
+    local pidfile=$1 secs=$2
+    shift 2
+    timeout -k 2 "$secs" sh -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@"
+}
+
+# cpt_wait_pid PID SECS: waits for PID (any process) to exit; 0 when it did.
+cpt_wait_pid() {
+    local pid=$1 secs=${2:-5} end
+    end=$(($(date +%s%N) / 1000000 + secs * 1000))
+    while kill -0 "$pid" 2>/dev/null; do
+        # A zombie child of ours counts as gone.
+        case "$(ps -o stat= -p "$pid" 2>/dev/null)" in Z*) return 0 ;; esac
+        [ $(($(date +%s%N) / 1000000)) -ge $end ] && return 1
+        sleep 0.05
+    done
+    return 0
+}
+
+# cpt_wait_file_grep FILE PATTERN SECS: waits until FILE contains PATTERN.
+cpt_wait_file_grep() {
+    local file=$1 pat=$2 secs=${3:-5} end
+    end=$(($(date +%s%N) / 1000000 + secs * 1000))
+    while ! grep -q -- "$pat" "$file" 2>/dev/null; do
+        [ $(($(date +%s%N) / 1000000)) -ge $end ] && return 1
+        sleep 0.05
+    done
+    return 0
+}
+
+# cpt_wait_listen PORT SECS: waits until something listens on TCP PORT
+# (127.0.0.1 or any address), without connecting to it.
+cpt_wait_listen() {
+    timeout "$(( ${2:-5} + 1 ))" python3 -c '
+import sys, time
+port, secs = int(sys.argv[1]), float(sys.argv[2])
+end = time.time() + secs
+while True:
+    for f in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = open(f).read().splitlines()[1:]
+        except OSError:
+            continue
+        for l in lines:
+            p = l.split()
+            if p[3] == "0A" and int(p[1].rsplit(":", 1)[1], 16) == port:
+                sys.exit(0)
+    if time.time() > end:
+        sys.exit(1)
+    time.sleep(0.05)
+' "$1" "${2:-5}"
+}

@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# tests/tls_test.sh - TLS through cptprov at both ends.
+#
+# openssl s_server and s_client both run with an OPENSSL_CONF that loads the
+# default provider and cptprov (with stats_dir) and prefers cptprov
+# (default_properties = ?provider=cptprov), with an RSA-2048 self-signed
+# certificate made here.  Per suite (TLS 1.3 AES-256/128-GCM, TLS 1.2
+# ECDHE-RSA-AES256/128-GCM):
+#
+#   download  s_server -WWW serves a 200 KiB file of random data; s_client
+#             sends "GET /file" and the SHA-256 of the body that came back
+#             must be the file's.
+#   async     s_server -async (SSL_MODE_ASYNC: libssl runs the cipher inside
+#             ASYNC jobs, which cptprov pauses while the device works); the
+#             client uploads the 200 KiB file and what the server wrote out
+#             must be the file.  (Not -WWW: s_server's -WWW loop does not
+#             handle SSL_ERROR_WANT_ASYNC -- it sleeps 1 s per read retry and
+#             drops the buffered response on flush -- so it cannot carry an
+#             async exchange whatever the provider does.)
+#
+# In every case the server serves one connection (-naccept 1) and exits
+# normally, then the statistics files of BOTH processes must show device > 0
+# (and no errors) for the GCM cipher of the negotiated suite.
+#
+#   interop   one end with cptprov, the other with OpenSSL's default provider
+#             only (OPENSSL_CONF=/dev/null): two cptprov ends agreeing with
+#             each other prove nothing about the records being standard GCM
+#             (a tag computed the same wrong way at both ends still matches).
+#             Only the cptprov end's statistics are checked.
+#
+# Usage: tests/tls_test.sh [-v] [-k]     (-k keeps the temp dir)
+# Env:   CPTPROV_BUILD (default build/), TLS_TEST_CASES (space separated
+#        subset of case names), OPENSSL (default openssl)
+
+set -u
+. "$(dirname "$0")/lib.sh"
+
+VERBOSE=0
+for a in "$@"; do
+    case $a in
+    -v) VERBOSE=1 ;;
+    -k) CPT_KEEP_TMP=1 ;;
+    *) echo "usage: $0 [-v] [-k]" >&2; exit 2 ;;
+    esac
+done
+
+cpt_require_build
+OPENSSL=${OPENSSL:-openssl}
+START=$(date +%s%N)
+
+cpt_mktemp_dir T cpt-tls
+STATS=$T/stats
+WWW=$T/www
+mkdir -p "$STATS" "$WWW"
+CONF=$T/openssl.cnf
+cpt_write_config "$CONF" "$STATS" "?provider=cptprov"
+
+# Certificate (made without our config: only the default provider).
+if ! OPENSSL_CONF=/dev/null timeout 30 "$OPENSSL" req -x509 -newkey rsa:2048 \
+    -nodes -sha256 -keyout "$T/key.pem" -out "$T/cert.pem" -subj /CN=localhost \
+    -days 2 >"$T/req.log" 2>&1; then
+    cat "$T/req.log"
+    cpt_fail setup "cannot generate the certificate"
+    cpt_finish
+    exit 1
+fi
+
+# 200 KiB of random data: 13 full TLS records, and then some.
+PAYLOAD=$WWW/file
+head -c 204800 /dev/urandom >"$PAYLOAD"
+WANT_SHA=$(sha256sum "$PAYLOAD" | cut -d' ' -f1)
+
+# A FIFO opened read-write as the server's stdin: never readable, never EOF.
+mkfifo -m 600 "$T/stdin.fifo"
+
+# Sanity: cptprov is loaded through the config at all.
+if ! OPENSSL_CONF=$CONF timeout 20 "$OPENSSL" list -providers >"$T/list.log" 2>&1 ||
+    ! grep -q 'cptprov' "$T/list.log"; then
+    sed 's/^/    /' "$T/list.log"
+    cpt_fail setup "cptprov is not listed as a provider with $CONF"
+    cpt_finish
+    exit 1
+fi
+
+SRV_TPID=""  # pid of the server's `timeout` wrapper (our child)
+SRV_PIDF=""  # file holding the pid of s_server itself
+
+stop_server() {
+    local pid
+    if [ -n "$SRV_PIDF" ] && [ -s "$SRV_PIDF" ]; then
+        pid=$(cat "$SRV_PIDF")
+        kill -TERM "$pid" 2>/dev/null
+        cpt_wait_pid "$pid" 3 || kill -KILL "$pid" 2>/dev/null
+    fi
+    if [ -n "$SRV_TPID" ]; then
+        kill -TERM "$SRV_TPID" 2>/dev/null
+        wait "$SRV_TPID" 2>/dev/null
+    fi
+    SRV_TPID=""
+    SRV_PIDF=""
+}
+cpt_on_exit stop_server
+
+# sha_of FILE [http]: "sha256 length" of FILE, or of the body after an
+# HTTP/1.0 200 header when the second argument is "http".
+sha_of() {
+    python3 -c '
+import hashlib, sys
+try:
+    b = open(sys.argv[1], "rb").read()
+except OSError:
+    print("missing 0"); sys.exit(0)
+if sys.argv[2] == "http":
+    i = b.find(b"\r\n\r\n")
+    if not b.startswith(b"HTTP/1.0 200") or i < 0:
+        print("not-an-http-200-response %d" % len(b)); sys.exit(0)
+    b = b[i + 4:]
+print(hashlib.sha256(b).hexdigest(), len(b))
+' "$1" "${2:-raw}"
+}
+
+# run_case NAME MODE ALG SUITE SERVER_ARGS... -- CLIENT_ARGS...
+# MODE: download (-WWW) or upload (server writes what it gets to stdout).
+# ALG: the cptprov algorithm the negotiated SUITE must have used.
+# ENDS (variable, default both): which ends load cptprov: both, server, client.
+# KILL_SERVER=1: the server keeps listening and is killed (SIGTERM, no at-exit
+# handlers) 1.5 s after the client ended: its stats must come from the
+# periodic (once a second) write.
+run_case() {
+    local name=$1 mode=$2 alg=$3 suite=$4 ends=${ENDS:-both}
+    shift 4
+    local srv_conf=$CONF cli_conf=$CONF
+    [ "$ends" = client ] && srv_conf=/dev/null
+    [ "$ends" = server ] && cli_conf=/dev/null
+    local sargs=() cargs=() d port try srv_pid cli_pid rc got cs errs=()
+    local naccept=(-naccept 1)
+    [ "${KILL_SERVER:-0}" = 1 ] && naccept=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do sargs+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    cargs=("$@")
+
+    if [ -n "${TLS_TEST_CASES:-}" ] && ! [[ " $TLS_TEST_CASES " == *" $name "* ]]; then
+        return
+    fi
+    d=$T/$name
+    mkdir -p "$d"
+    if [ "$mode" = download ]; then
+        sargs=(-WWW "${sargs[@]}")
+    else
+        sargs=(-quiet "${sargs[@]}")
+    fi
+
+    # Start the server (retrying on a port race).  -naccept 1: it serves one
+    # connection and exits normally, so its at-exit statistics write runs.
+    for try in 1 2 3; do
+        port=$(cpt_free_port)
+        SRV_PIDF=$d/server.pid
+        rm -f "$SRV_PIDF"
+        (cd "$WWW" && OPENSSL_CONF=$srv_conf exec timeout -k 2 40 \
+            sh -c 'echo $$ >"$0"; exec "$@"' "$SRV_PIDF" \
+            "$OPENSSL" s_server -accept "127.0.0.1:$port" \
+            -cert "$T/cert.pem" -key "$T/key.pem" "${naccept[@]}" "${sargs[@]}") \
+            >"$d/server.out" 2>"$d/server.err" <>"$T/stdin.fifo" &
+        SRV_TPID=$!
+        if cpt_wait_listen "$port" 10; then
+            break
+        fi
+        stop_server
+        if [ $try = 3 ] || ! grep -qi 'in use\|bind' "$d/server.err"; then
+            sed 's/^/    server: /' "$d/server.err"
+            cpt_fail "$name" "server did not start listening on port $port"
+            return
+        fi
+    done
+    srv_pid=$(cat "$SRV_PIDF")
+
+    if [ "$mode" = download ]; then
+        # -ign_eof: keep reading after stdin's EOF until the server closes.
+        printf 'GET /file HTTP/1.0\r\n\r\n' |
+            OPENSSL_CONF=$cli_conf cpt_run_pid "$d/client.pid" 30 \
+                "$OPENSSL" s_client -connect "127.0.0.1:$port" -servername localhost \
+                -brief -ign_eof "${cargs[@]}" >"$d/client.out" 2>"$d/client.err"
+        rc=$?
+    else
+        # At stdin's EOF s_client has written everything and closes.
+        OPENSSL_CONF=$cli_conf cpt_run_pid "$d/client.pid" 30 \
+            "$OPENSSL" s_client -connect "127.0.0.1:$port" -servername localhost \
+            -brief -nocommands "${cargs[@]}" <"$PAYLOAD" >"$d/client.out" 2>"$d/client.err"
+        rc=$?
+    fi
+    cli_pid=$(cat "$d/client.pid" 2>/dev/null)
+
+    if [ ${#naccept[@]} -eq 0 ]; then
+        # Past the next periodic statistics write, then SIGTERM.
+        sleep 1.5
+        kill -0 "$srv_pid" 2>/dev/null || errs+=("s_server died before it was killed")
+    elif ! cpt_wait_pid "$srv_pid" 10; then
+        # The server exits by itself after its one connection.
+        errs+=("s_server -naccept 1 still running 10 s after the client ended")
+    fi
+    stop_server
+
+    [ $rc -eq 124 ] && errs+=("s_client timed out")
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && errs+=("s_client exited $rc")
+
+    if [ "$mode" = download ]; then
+        got=$(sha_of "$d/client.out" http)
+    else
+        got=$(sha_of "$d/server.out")
+    fi
+    if [ "${got%% *}" != "$WANT_SHA" ]; then
+        errs+=("payload mismatch: got '${got}' want '$WANT_SHA 204800'")
+    fi
+
+    cs=$(sed -n 's/^Ciphersuite: //p' "$d/client.err" | head -n1)
+    if [ -z "$cs" ]; then
+        errs+=("no Ciphersuite line from s_client -brief")
+    elif [ "$cs" != "$suite" ]; then
+        errs+=("negotiated $cs, expected $suite")
+    fi
+
+    # Statistics of the cptprov ends (they have exited: final at-exit write).
+    if [ "$ends" != server ]; then
+        if [ -z "$cli_pid" ]; then
+            errs+=("client pid unknown")
+        elif ! cpt_stats_wait "$STATS" "$cli_pid" "$alg" device 3; then
+            errs+=("client stats: $(cpt_stats_show "$STATS" "$cli_pid")")
+        fi
+    fi
+    if [ "$ends" != client ] && ! cpt_stats_wait "$STATS" "$srv_pid" "$alg" device 3; then
+        errs+=("server stats: $(cpt_stats_show "$STATS" "$srv_pid")")
+    fi
+    # A clean exchange has no failed operation at either end.
+    local who p e
+    for who in server client; do
+        [ $who = server ] && p=$srv_pid || p=$cli_pid
+        [ -n "$p" ] || continue
+        [ "$ends" = both ] || [ "$ends" = $who ] || continue
+        e=$(cpt_stats_get "$STATS" "$p" "$alg" errors)
+        if [ -n "$e" ] && [ "$e" != 0 ]; then
+            errs+=("$who stats count $e errors: $(cpt_stats_show "$STATS" "$p")")
+        fi
+    done
+
+    if [ ${#errs[@]} -eq 0 ]; then
+        local sdev=default cdev=default
+        [ "$ends" != client ] && sdev=$(cpt_stats_get "$STATS" "$srv_pid" "$alg" device)
+        [ "$ends" != server ] && cdev=$(cpt_stats_get "$STATS" "$cli_pid" "$alg" device)
+        cpt_pass "$name" "$cs, $mode 204800 bytes, $alg device ops: server $sdev, client $cdev"
+    else
+        cpt_fail "$name" "$(printf '%s; ' "${errs[@]}")"
+        sed 's/^/    client: /' "$d/client.err" | head -n 20
+        sed 's/^/    server: /' "$d/server.err" | head -n 20
+        [ "$mode" = download ] && grep -a 'BLOCK' "$d/server.out" | sort | uniq -c | sed 's/^/    server:/'
+    fi
+    if [ $VERBOSE = 1 ]; then
+        cpt_stats_show "$STATS" "$srv_pid" | sed 's/^/    server /'
+        cpt_stats_show "$STATS" "$cli_pid" | sed 's/^/    client /'
+    fi
+}
+
+
+run_case tls13-aes256gcm download AES-256-GCM \
+    TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -- \
+    -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384
+run_case tls13-aes128gcm download AES-128-GCM \
+    TLS_AES_128_GCM_SHA256 -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256 -- \
+    -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256
+run_case tls12-aes256gcm download AES-256-GCM \
+    ECDHE-RSA-AES256-GCM-SHA384 -cipher ECDHE-RSA-AES256-GCM-SHA384 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES256-GCM-SHA384
+run_case tls12-aes128gcm download AES-128-GCM \
+    ECDHE-RSA-AES128-GCM-SHA256 -cipher ECDHE-RSA-AES128-GCM-SHA256 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256
+
+run_case tls13-aes256gcm-async upload AES-256-GCM \
+    TLS_AES_256_GCM_SHA384 -async -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -- \
+    -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384
+run_case tls13-aes128gcm-async upload AES-128-GCM \
+    TLS_AES_128_GCM_SHA256 -async -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256 -- \
+    -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256
+run_case tls12-aes256gcm-async upload AES-256-GCM \
+    ECDHE-RSA-AES256-GCM-SHA384 -async -cipher ECDHE-RSA-AES256-GCM-SHA384 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES256-GCM-SHA384
+run_case tls12-aes128gcm-async upload AES-128-GCM \
+    ECDHE-RSA-AES128-GCM-SHA256 -async -cipher ECDHE-RSA-AES128-GCM-SHA256 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256
+# A server that never exits normally: the periodic statistics write.
+KILL_SERVER=1 run_case tls13-aes256gcm-killed-server download AES-256-GCM \
+    TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -- \
+    -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384
+
+# Interoperability with OpenSSL's own GCM at the other end.
+ENDS=server run_case interop-tls13-aes256gcm-cptprov-server download AES-256-GCM \
+    TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -- \
+    -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384
+ENDS=client run_case interop-tls13-aes256gcm-cptprov-client download AES-256-GCM \
+    TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -- \
+    -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384
+ENDS=server run_case interop-tls12-aes128gcm-cptprov-server download AES-128-GCM \
+    ECDHE-RSA-AES128-GCM-SHA256 -cipher ECDHE-RSA-AES128-GCM-SHA256 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256
+ENDS=client run_case interop-tls12-aes128gcm-cptprov-client download AES-128-GCM \
+    ECDHE-RSA-AES128-GCM-SHA256 -cipher ECDHE-RSA-AES128-GCM-SHA256 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256
+
+echo "tls_test: $(( ($(date +%s%N) - START) / 1000000 )) ms"
+cpt_finish
