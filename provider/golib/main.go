@@ -61,6 +61,17 @@ func setStatus(st *C.struct_cpt_status, e *dispatch.Error) {
 	b[n] = 0
 }
 
+// testPanic names an exported function that panics on entry, so that tests
+// can prove a Go panic becomes an OpenSSL error and never reaches the host
+// (CPTPROV_TEST_PANIC=init|update|final|get_params|set_params).
+var testPanic = os.Getenv("CPTPROV_TEST_PANIC")
+
+func maybePanic(name string) {
+	if testPanic == name {
+		panic("CPTPROV_TEST_PANIC=" + name)
+	}
+}
+
 // guard turns a panic into an internal error for the exported function it
 // is deferred in.
 func guard(st *C.struct_cpt_status, rc *C.int) {
@@ -176,6 +187,7 @@ func goBytes(p unsafe.Pointer, n C.size_t) []byte {
 //export cptgo_cipher_init
 func cptgo_cipher_init(alg C.int, state unsafe.Pointer, enc C.int, key unsafe.Pointer, keylen C.size_t, iv unsafe.Pointer, ivlen C.size_t, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
+	maybePanic("init")
 	c, env, e := cipherOf(alg, st)
 	if e != nil {
 		return result(st, e)
@@ -221,6 +233,7 @@ func pendingResult(outl *C.size_t, n int, pending bool, st *C.struct_cpt_status,
 //export cptgo_cipher_update
 func cptgo_cipher_update(alg C.int, state, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, in unsafe.Pointer, inl C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
+	maybePanic("update")
 	c, env, e := cipherOf(alg, st)
 	if e != nil {
 		return result(st, e)
@@ -232,6 +245,7 @@ func cptgo_cipher_update(alg C.int, state, out unsafe.Pointer, outl *C.size_t, o
 //export cptgo_cipher_final
 func cptgo_cipher_final(alg C.int, state, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
+	maybePanic("final")
 	c, env, e := cipherOf(alg, st)
 	if e != nil {
 		return result(st, e)
@@ -243,6 +257,7 @@ func cptgo_cipher_final(alg C.int, state, out unsafe.Pointer, outl *C.size_t, ou
 //export cptgo_cipher_get_ctx_params
 func cptgo_cipher_get_ctx_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
+	maybePanic("get_params")
 	c, env, e := cipherOf(alg, st)
 	if e != nil {
 		return result(st, e)
@@ -253,6 +268,7 @@ func cptgo_cipher_get_ctx_params(alg C.int, state, params unsafe.Pointer, st *C.
 //export cptgo_cipher_set_ctx_params
 func cptgo_cipher_set_ctx_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
+	maybePanic("set_params")
 	c, env, e := cipherOf(alg, st)
 	if e != nil {
 		return result(st, e)

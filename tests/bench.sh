@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Speed of cptprov against OpenSSL's default provider, in the same run:
+# openssl speed -elapsed -evp for each size, the two providers interleaved,
+# each point repeated; prints a markdown table of medians and ratios.
+# Usage: tests/bench.sh [-r runs] [-s seconds] [-b "sizes"] [-a async_jobs] [alg...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=5 secs=1 sizes="16 64 256 1024 8192 16384" async=0
+while getopts r:s:b:a: o; do
+	case $o in
+	r) runs=$OPTARG ;; s) secs=$OPTARG ;; b) sizes=$OPTARG ;; a) async=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+algs=("$@")
+[ ${#algs[@]} -gt 0 ] || algs=(aes-128-gcm aes-256-gcm)
+build=$PWD/build
+asyncflag=()
+[ "$async" -gt 0 ] && asyncflag=(-async_jobs "$async")
+
+# speed PROVIDER ALG SIZE -> bytes per second
+speed() {
+	local prov=()
+	[ "$1" = cptprov ] && prov=(-provider-path "$build" -provider cptprov -provider default -propquery provider=cptprov)
+	timeout 120 openssl speed "${prov[@]}" -elapsed -seconds "$secs" -bytes "$3" "${asyncflag[@]}" -evp "$2" 2>/dev/null |
+		awk -v s="$3" 'toupper($1) ~ /^AES|^CHACHA|^DES|^SHA|^HMAC/ && NF >= 2 { v=$NF; sub(/k$/, "", v); print v * 1000 }' | tail -1
+}
+
+echo "openssl speed -elapsed -seconds $secs ${asyncflag[*]} -evp ALG -bytes SIZE; median of $runs interleaved runs per point"
+echo "$(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(openssl version)"
+echo
+echo "| algorithm | bytes | default MB/s | cptprov MB/s | ratio | cptprov spread |"
+echo "|---|---:|---:|---:|---:|---:|"
+for alg in "${algs[@]}"; do
+	for size in $sizes; do
+		d=() c=()
+		for ((i = 0; i < runs; i++)); do
+			d+=("$(speed default "$alg" "$size")")
+			c+=("$(speed cptprov "$alg" "$size")")
+		done
+		python3 - "$alg" "$size" "${d[*]}" "${c[*]}" <<'PY'
+import statistics, sys
+alg, size, d, c = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3].split()], [float(x) for x in sys.argv[4].split()]
+md, mc = statistics.median(d), statistics.median(c)
+spread = (max(c) - min(c)) / mc * 100 if mc else 0
+print(f"| {alg.upper()} | {size} | {md/1e6:.0f} | {mc/1e6:.0f} | {mc/md:.2f}x | ±{spread/2:.0f}% |")
+PY
+	done
+done

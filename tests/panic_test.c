@@ -1,0 +1,109 @@
+/*
+ * A Go panic inside cptprov must become an OpenSSL error, never a dead host.
+ * For each exported entry point, a child process is executed with
+ * CPTPROV_TEST_PANIC naming it (the Go half then panics on entry; the
+ * variable must be in the environment the process starts with, which is
+ * what a c-shared Go runtime reads); the EVP
+ * call must fail with cptprov's "internal error" on the error queue, and the
+ * process must carry on (later calls work when they do not panic).
+ * Usage: panic_test --provider-path DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+
+static const char *path = "build";
+
+/* Runs one GCM encryption; returns 1 when every call succeeded. */
+static int encrypt_once(EVP_CIPHER *c, int *failed_step)
+{
+    unsigned char key[16] = { 1 }, iv[12] = { 2 }, buf[64] = { 0 }, tag[16];
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int n, ok = 0;
+    size_t ivlen = 0;
+    OSSL_PARAM get[] = { OSSL_PARAM_size_t("ivlen", &ivlen), OSSL_PARAM_END };
+    OSSL_PARAM set[] = { OSSL_PARAM_size_t("ivlen", &ivlen), OSSL_PARAM_END };
+
+    *failed_step = 0;
+    if (!EVP_EncryptInit_ex2(x, c, key, NULL, NULL)) { *failed_step = 1; goto end; }
+    /* A param the C side cannot answer by itself, so it reaches Go. */
+    ivlen = 16;
+    if (!EVP_CIPHER_CTX_set_params(x, set)) { *failed_step = 2; goto end; }
+    if (!EVP_CIPHER_CTX_get_params(x, get)) { *failed_step = 3; goto end; }
+    ivlen = 12;
+    if (!EVP_CIPHER_CTX_set_params(x, set)) { *failed_step = 2; goto end; }
+    if (!EVP_EncryptInit_ex2(x, NULL, NULL, iv, NULL)) { *failed_step = 1; goto end; }
+    if (!EVP_EncryptUpdate(x, buf, &n, buf, sizeof(buf))) { *failed_step = 4; goto end; }
+    if (!EVP_EncryptFinal_ex(x, buf, &n)) { *failed_step = 5; goto end; }
+    if (EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag) <= 0) { *failed_step = 3; goto end; }
+    ok = 1;
+end:
+    EVP_CIPHER_CTX_free(x);
+    return ok;
+}
+
+static int child(const char *which, int want_step)
+{
+    OSSL_LIB_CTX *lc = OSSL_LIB_CTX_new();
+    EVP_CIPHER *c;
+    int step, ok;
+    char err[256] = "";
+
+    OSSL_PROVIDER_set_default_search_path(lc, path);
+    if (OSSL_PROVIDER_load(lc, "cptprov") == NULL || (c = EVP_CIPHER_fetch(lc, "AES-128-GCM", NULL)) == NULL)
+        return 10;
+    ok = encrypt_once(c, &step);
+    ERR_error_string_n(ERR_peek_last_error(), err, sizeof(err));
+    if (ok || step != want_step || strstr(err, "internal error") == NULL) {
+        fprintf(stderr, "  %s: ok=%d step=%d (want %d) error=\"%s\"\n", which, ok, step, want_step, err);
+        return 11;
+    }
+    ERR_clear_error();
+    /* The process goes on: the host survived the panic. */
+    EVP_CIPHER_free(c);
+    OSSL_LIB_CTX_free(lc);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct { const char *name; int step; } cases[] = {
+        { "init", 1 }, { "set_params", 2 }, { "get_params", 3 }, { "update", 4 }, { "final", 5 },
+    };
+    int passed = 0, failed = 0;
+
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--provider-path") == 0)
+            path = argv[++i];
+        else if (strcmp(argv[i], "--child") == 0 && i + 2 < argc)
+            return child(argv[i + 1], atoi(argv[i + 2]));
+    }
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pid_t pid = fork();
+        int st = 0;
+
+        if (pid == 0) {
+            char step[8];
+
+            snprintf(step, sizeof(step), "%d", cases[i].step);
+            setenv("CPTPROV_TEST_PANIC", cases[i].name, 1);
+            execl("/proc/self/exe", argv[0], "--provider-path", path, "--child", cases[i].name, step, (char *)NULL);
+            _exit(12);
+        }
+        if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            printf("FAIL panic in %s: child %s\n", cases[i].name,
+                WIFSIGNALED(st) ? "was killed by a signal" : "did not report a clean OpenSSL error");
+            failed++;
+        } else {
+            printf("ok   panic in %s -> OpenSSL error, process alive\n", cases[i].name);
+            passed++;
+        }
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
