@@ -59,6 +59,7 @@ import (
 	"crypto/cipher"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -74,6 +75,8 @@ const (
 	TagSize = 16
 )
 
+// Errors returned by the methods of Key. A call that returns one of them
+// leaves the State as it was.
 var (
 	ErrNoIV         = errors.New("aesgcm: no IV set")
 	ErrFinished     = errors.New("aesgcm: message already finished")
@@ -113,12 +116,13 @@ const (
 )
 
 // Key is the expanded form of one AES key (16, 24 or 32 bytes): the
-// cipher.Block, the standard library's GCM AEADs (12-byte nonces, and,
-// created lazily, 16-byte nonces for crafted nonces), and GHASH
-// multiplication tables for H = E_K(0^128) (and, lazily, for H^-1 and
-// x^96·H^-2). A Key is read-only after NewKey except for the lazily computed
-// parts, which are guarded by a sync.Once; it is safe for concurrent use by
-// any number of goroutines with distinct States.
+// cipher.Block, the standard library's GCM AEAD for 12-byte nonces, and
+// GHASH multiplication tables for H = E_K(0^128) (8 KiB). The parts that need
+// H^-1 (the AEAD for 16-byte crafted nonces, tables for H^-1 and H^-2, about
+// 25 KiB) are computed on first use, which costs some 25 µs once per key. A
+// Key is read-only after NewKey except for those parts, which are guarded by
+// a sync.Once; it is safe for concurrent use by any number of goroutines with
+// distinct States.
 type Key struct {
 	block  cipher.Block
 	aead12 cipher.AEAD
@@ -188,8 +192,15 @@ func (k *Key) invTables() *invKey {
 		t.hInv2.init(mulGeneric(hInv, hInv))
 		t.ctrTab.init(mulGeneric(hInv, hInv))
 		t.livHInv = t.hInv.mul(elem{lo: 128})
-		for n := range t.lenHInv {
-			t.lenHInv[n] = t.hInv.mul(elem{128, uint64(n) * 128})
+		// The table is affine in the bits of n: entry n is entry
+		// n&(n-1) plus the product for n's lowest set bit.
+		var bit [9]elem // n <= copyMaxBytes/16 = 256 has 9 bits
+		for j := range bit {
+			bit[j] = t.hInv.mul(elem{lo: 128 << j})
+		}
+		t.lenHInv[0] = t.hInv.mul(elem{hi: 128})
+		for n := 1; n < len(t.lenHInv); n++ {
+			t.lenHInv[n] = t.lenHInv[n&(n-1)].xor(bit[bits.TrailingZeros(uint(n))])
 		}
 		k.inv.Store(t)
 	})
@@ -240,13 +251,14 @@ const (
 	formMask = flagFormX | flagFormZ
 )
 
-// The running hash is normally kept in B form. Converting to it needs H^-1,
-// which a key computes only when it first needs a crafted nonce; before that
-// a first data piece leaves the hash in X form or Z form instead. Absorbing
-// one more block moves Z to X form and X to B form without any inverse,
-// Tag finishes from any form, and only a further Seal (which needs H^-1 for
-// its nonce anyway) converts explicitly. So a message of one data piece, a
-// TLS record, never needs the inverse.
+// The running hash is normally kept in B form, which Seal takes as
+// additional data. Getting there from Seal's tag needs H^-1, so a first data
+// piece sealed with a 12-byte IV leaves the hash in X form or Z form instead.
+// Absorbing one more block moves Z to X form and X to B form without any
+// inverse, Tag finishes from any form (with one product fewer than from B
+// form), and only a further Seal, which needs H^-1 for its crafted nonce
+// anyway, converts explicitly (toB). So a message of one data piece, a TLS
+// record, never needs the inverse.
 
 // absorb returns the running value after the block c, given the value v in
 // form f, and its new form.
@@ -740,8 +752,12 @@ func (k *Key) decryptBlocks(s *State, dst, src []byte) {
 // copyMaxBytes+16 bytes.
 type scratch [16 + chunkSize + 16]byte
 
-// The layouts above must fit.
-var _ [len(scratch{}) - 2*(copyMaxBytes+32)]struct{}
+// The layouts above must fit, and lenHInv's index must have at most the
+// nine bits that invTables expects.
+var (
+	_ [len(scratch{}) - 2*(copyMaxBytes+32)]struct{}
+	_ [512 - len(invKey{}.lenHInv)]struct{}
+)
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 

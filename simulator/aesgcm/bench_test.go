@@ -130,3 +130,13 @@ func BenchmarkNewKey(b *testing.B) {
 }
 
 var sink elem
+
+// BenchmarkNewKeyInverse is NewKey plus the lazy per-key work that the
+// first crafted nonce triggers.
+func BenchmarkNewKeyInverse(b *testing.B) {
+	key := make([]byte, 16)
+	for b.Loop() {
+		k, _ := NewKey(key)
+		k.invTables()
+	}
+}
