@@ -16,11 +16,13 @@ struct cptprov_cipher_alg {
     unsigned int mode; /* EVP_CIPH_*_MODE */
     size_t keylen, ivlen, blocksize;
     int aead, custom_iv;
+    size_t max_ivlen; /* longest IV an init may carry */
 };
 
 struct cptprov_cipher_ctx {
     struct cptprov_ctx *prov;
     const struct cptprov_cipher_alg *alg;
+    struct cpt_pending_init pending;
     /* Go-owned state: plain values, so a copy is a valid duplicate. */
     unsigned char state[CPT_CIPHER_STATE_SIZE] __attribute__((aligned(64)));
 };
@@ -62,16 +64,47 @@ static void *cptprov_cipher_dupctx(void *vctx)
     return d;
 }
 
+/*
+ * The common init (new IV, same or new key, no parameters) is validated
+ * here and handed to Go with the next call for this context; an init with
+ * parameters goes to Go at once.
+ */
 static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
 {
     struct cptprov_cipher_ctx *c = vctx;
-    const struct cptgo_api *api = cptprov_go(c->prov);
+    struct cpt_pending_init *p = &c->pending;
+    const struct cptgo_api *api;
     struct cpt_status st = { 0, "" };
 
-    if (api == NULL)
+    if (params == NULL || params[0].key == NULL) {
+        if (key != NULL && keylen != c->alg->keylen) {
+            CPT_RAISE(c->prov, CPT_R_INVALID_KEY_LENGTH, "invalid key length %zu (need %zu)",
+                keylen, c->alg->keylen);
+            return 0;
+        }
+        if (iv != NULL && (ivlen == 0 || ivlen > c->alg->max_ivlen)) {
+            CPT_RAISE(c->prov, CPT_R_INVALID_IV_LENGTH, "invalid IV length %zu (1 to %zu bytes)",
+                ivlen, c->alg->max_ivlen);
+            return 0;
+        }
+        p->valid = 1;
+        p->enc = enc;
+        if (key != NULL) {
+            memcpy(p->key, key, keylen);
+            p->keylen = keylen;
+            p->has_key = 1;
+        }
+        if (iv != NULL) {
+            memcpy(p->iv, iv, ivlen);
+            p->ivlen = ivlen;
+            p->has_iv = 1;
+        }
+        return 1;
+    }
+    if ((api = cptprov_go(c->prov)) == NULL)
         return 0;
-    if (api->cipher_init(c->alg->id, c->state, enc, (void *)key, keylen, (void *)iv,
+    if (api->cipher_init(c->alg->id, c->state, p, enc, (void *)key, keylen, (void *)iv,
             ivlen, (void *)params, &st) != CPT_OK) {
         cptprov_raise_status(c->prov, &st, "cipher_init");
         return 0;
@@ -127,7 +160,8 @@ static int cptprov_cipher_update(void *vctx, unsigned char *out, size_t *outl,
         return 0;
     *outl = 0;
     n = cptprov_async_begin();
-    rc = api->cipher_update(c->alg->id, c->state, out, outl, outsize, (void *)in, inl, n, &st);
+    rc = api->cipher_update(c->alg->id, c->state, &c->pending, out, outl, outsize, (void *)in, inl,
+        n, &st);
     return finish(c, rc, n, outl, &st, "cipher_update");
 }
 
@@ -143,7 +177,7 @@ static int cptprov_cipher_final(void *vctx, unsigned char *out, size_t *outl, si
         return 0;
     *outl = 0;
     n = cptprov_async_begin();
-    rc = api->cipher_final(c->alg->id, c->state, out, outl, outsize, n, &st);
+    rc = api->cipher_final(c->alg->id, c->state, &c->pending, out, outl, outsize, n, &st);
     return finish(c, rc, n, outl, &st, "cipher_final");
 }
 
@@ -160,8 +194,16 @@ static size_t shadow_ivlen(const struct cptprov_cipher_ctx *c)
 {
     uint64_t n;
 
+    if (c->pending.valid && c->pending.has_iv)
+        return c->pending.ivlen;
     memcpy(&n, c->state + CPT_STATE_IVLEN_OFFSET, sizeof(n));
     return n != 0 ? (size_t)n : c->alg->ivlen;
+}
+
+/* Parameter names compared cheaply: most differ in the first byte. */
+static int key_is(const char *key, const char *name)
+{
+    return key[0] == name[0] && strcmp(key, name) == 0;
 }
 
 /*
@@ -175,10 +217,10 @@ static int get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARAM params
     if (!c->alg->aead)
         return -1;
     for (p = params; p->key != NULL; p++)
-        if (strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN) != 0 && strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN) != 0)
+        if (!key_is(p->key, OSSL_CIPHER_PARAM_IVLEN) && !key_is(p->key, OSSL_CIPHER_PARAM_KEYLEN))
             return -1;
     for (p = params; p->key != NULL; p++) {
-        size_t v = strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN) == 0 ? shadow_ivlen(c) : c->alg->keylen;
+        size_t v = key_is(p->key, OSSL_CIPHER_PARAM_IVLEN) ? shadow_ivlen(c) : c->alg->keylen;
         if (!OSSL_PARAM_set_size_t(p, v))
             return -1; /* let Go produce the error */
     }
@@ -194,9 +236,9 @@ static int set_params_in_c(const struct cptprov_cipher_ctx *c, const OSSL_PARAM 
         return -1;
     for (p = params; p->key != NULL; p++) {
         /* EVP_CipherInit_ex sends "padding" to every cipher; AEADs ignore it. */
-        if (strcmp(p->key, OSSL_CIPHER_PARAM_PADDING) == 0)
+        if (key_is(p->key, OSSL_CIPHER_PARAM_PADDING))
             continue;
-        if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN) != 0
+        if (!key_is(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN)
             || !OSSL_PARAM_get_size_t(p, &v) || v != shadow_ivlen(c))
             return -1;
     }
@@ -213,7 +255,7 @@ static int cptprov_cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
         return 1;
     if ((api = cptprov_go(c->prov)) == NULL)
         return 0;
-    if (api->cipher_get_ctx_params(c->alg->id, c->state, params, &st) != CPT_OK) {
+    if (api->cipher_get_ctx_params(c->alg->id, c->state, &c->pending, params, &st) != CPT_OK) {
         cptprov_raise_status(c->prov, &st, "cipher_get_ctx_params");
         return 0;
     }
@@ -230,7 +272,8 @@ static int cptprov_cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         return 1;
     if ((api = cptprov_go(c->prov)) == NULL)
         return 0;
-    if (api->cipher_set_ctx_params(c->alg->id, c->state, (void *)params, &st) != CPT_OK) {
+    if (api->cipher_set_ctx_params(c->alg->id, c->state, &c->pending, (void *)params, &st)
+        != CPT_OK) {
         cptprov_raise_status(c->prov, &st, "cipher_set_ctx_params");
         return 0;
     }
@@ -331,9 +374,9 @@ static const OSSL_PARAM *cptprov_aead_settable_ctx_params(void *cctx, void *prov
 }
 
 /* One algorithm: its parameter row, newctx, get_params and dispatch table. */
-#define CPTPROV_CIPHER(lc, ID, MODE, keybytes, ivbytes, blkbytes, isaead)         \
+#define CPTPROV_CIPHER(lc, ID, MODE, keybytes, ivbytes, maxiv, blkbytes, isaead)         \
     static const struct cptprov_cipher_alg cptprov_##lc##_alg = {                 \
-        ID, MODE, keybytes, ivbytes, blkbytes, isaead, isaead                     \
+        ID, MODE, keybytes, ivbytes, blkbytes, isaead, isaead, maxiv              \
     };                                                                            \
     static void *cptprov_##lc##_newctx(void *provctx)                             \
     {                                                                             \
@@ -366,9 +409,9 @@ static const OSSL_PARAM *cptprov_aead_settable_ctx_params(void *cctx, void *prov
         { 0, NULL }                                                               \
     };
 
-CPTPROV_CIPHER(aes128gcm, CPT_ALG_AES_128_GCM, EVP_CIPH_GCM_MODE, 16, 12, 1, 1)
-CPTPROV_CIPHER(aes192gcm, CPT_ALG_AES_192_GCM, EVP_CIPH_GCM_MODE, 24, 12, 1, 1)
-CPTPROV_CIPHER(aes256gcm, CPT_ALG_AES_256_GCM, EVP_CIPH_GCM_MODE, 32, 12, 1, 1)
+CPTPROV_CIPHER(aes128gcm, CPT_ALG_AES_128_GCM, EVP_CIPH_GCM_MODE, 16, 12, 128, 1, 1)
+CPTPROV_CIPHER(aes192gcm, CPT_ALG_AES_192_GCM, EVP_CIPH_GCM_MODE, 24, 12, 128, 1, 1)
+CPTPROV_CIPHER(aes256gcm, CPT_ALG_AES_256_GCM, EVP_CIPH_GCM_MODE, 32, 12, 128, 1, 1)
 
 /* Names and aliases as the default provider spells them. */
 const OSSL_ALGORITHM cptprov_ciphers[] = {

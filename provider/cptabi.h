@@ -53,6 +53,23 @@
  */
 #define CPT_STATE_IVLEN_OFFSET 0
 
+/*
+ * An EVP init that the C side has validated and keeps until the next call
+ * into Go for the same context, which applies it first: EVP re-initialises
+ * a context for every message (new IV, often the same key), and this spares
+ * a call into Go each time. Go clears `valid` (and the key) once applied.
+ */
+struct cpt_pending_init {
+    int valid;
+    int enc;
+    int has_key;
+    int has_iv;
+    size_t keylen;
+    size_t ivlen;
+    unsigned char key[32];
+    unsigned char iv[128];
+};
+
 /* What went wrong, filled by Go, raised by C through the core's upcalls. */
 struct cpt_status {
     int reason;

@@ -24,14 +24,17 @@ struct cptgo_api {
     int (*abi_version)(void);
     int (*start)(struct cpt_config *cfg, struct cpt_status *st);
     void (*shutdown)(void);
-    int (*cipher_init)(int alg, void *state, int enc, void *key, size_t keylen,
-        void *iv, size_t ivlen, void *params, struct cpt_status *st);
-    int (*cipher_update)(int alg, void *state, void *out, size_t *outl, size_t outsize,
-        void *in, size_t inl, struct cpt_notifier *n, struct cpt_status *st);
-    int (*cipher_final)(int alg, void *state, void *out, size_t *outl, size_t outsize,
-        struct cpt_notifier *n, struct cpt_status *st);
-    int (*cipher_get_ctx_params)(int alg, void *state, void *params, struct cpt_status *st);
-    int (*cipher_set_ctx_params)(int alg, void *state, void *params, struct cpt_status *st);
+    int (*cipher_init)(int alg, void *state, struct cpt_pending_init *pending, int enc,
+        void *key, size_t keylen, void *iv, size_t ivlen, void *params, struct cpt_status *st);
+    int (*cipher_update)(int alg, void *state, struct cpt_pending_init *pending, void *out,
+        size_t *outl, size_t outsize, void *in, size_t inl, struct cpt_notifier *n,
+        struct cpt_status *st);
+    int (*cipher_final)(int alg, void *state, struct cpt_pending_init *pending, void *out,
+        size_t *outl, size_t outsize, struct cpt_notifier *n, struct cpt_status *st);
+    int (*cipher_get_ctx_params)(int alg, void *state, struct cpt_pending_init *pending,
+        void *params, struct cpt_status *st);
+    int (*cipher_set_ctx_params)(int alg, void *state, struct cpt_pending_init *pending,
+        void *params, struct cpt_status *st);
     int (*cipher_dup)(int alg, void *state);
     void (*cipher_free)(int alg, void *state);
 };

@@ -30,7 +30,9 @@ static int encrypt_once(EVP_CIPHER *c, int *failed_step)
     OSSL_PARAM set[] = { OSSL_PARAM_size_t("ivlen", &ivlen), OSSL_PARAM_END };
 
     *failed_step = 0;
-    if (!EVP_EncryptInit_ex2(x, c, key, NULL, NULL)) { *failed_step = 1; goto end; }
+    /* An init with parameters goes to Go at once (a plain one waits for the next call). */
+    ivlen = 12;
+    if (!EVP_EncryptInit_ex2(x, c, key, NULL, set)) { *failed_step = 1; goto end; }
     /* A param the C side cannot answer by itself, so it reaches Go. */
     ivlen = 16;
     if (!EVP_CIPHER_CTX_set_params(x, set)) { *failed_step = 2; goto end; }

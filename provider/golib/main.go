@@ -165,7 +165,9 @@ func cptgo_shutdown() {
 	}
 }
 
-func cipherOf(alg C.int, st *C.struct_cpt_status) (dispatch.Cipher, *dispatch.Env, *dispatch.Error) {
+// cipherOf finds the cipher and the process environment for a call, and
+// applies an init the C side kept pending for the context.
+func cipherOf(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init) (dispatch.Cipher, *dispatch.Env, *dispatch.Error) {
 	c := dispatch.CipherByID(int(alg))
 	if c == nil {
 		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: fmt.Sprintf("unknown cipher id %d", alg)}
@@ -173,6 +175,17 @@ func cipherOf(alg C.int, st *C.struct_cpt_status) (dispatch.Cipher, *dispatch.En
 	p := proc
 	if p == nil {
 		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonDeviceUnavailable, Msg: "device not started"}
+	}
+	if pending != nil && pending.valid != 0 {
+		pending.valid = 0
+		key := unsafe.Slice((*byte)(unsafe.Pointer(&pending.key[0])), len(pending.key))
+		iv := unsafe.Slice((*byte)(unsafe.Pointer(&pending.iv[0])), len(pending.iv))
+		err := c.Init(p.env, state, pending.enc != 0, key[:pending.keylen], pending.has_key != 0, iv[:pending.ivlen], pending.has_iv != 0, dispatch.Params{})
+		clear(key)
+		pending.has_key, pending.has_iv, pending.keylen, pending.ivlen = 0, 0, 0, 0
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	return c, p.env, nil
 }
@@ -185,10 +198,10 @@ func goBytes(p unsafe.Pointer, n C.size_t) []byte {
 }
 
 //export cptgo_cipher_init
-func cptgo_cipher_init(alg C.int, state unsafe.Pointer, enc C.int, key unsafe.Pointer, keylen C.size_t, iv unsafe.Pointer, ivlen C.size_t, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_cipher_init(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, enc C.int, key unsafe.Pointer, keylen C.size_t, iv unsafe.Pointer, ivlen C.size_t, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
 	maybePanic("init")
-	c, env, e := cipherOf(alg, st)
+	c, env, e := cipherOf(alg, state, pending)
 	if e != nil {
 		return result(st, e)
 	}
@@ -231,34 +244,34 @@ func pendingResult(outl *C.size_t, n int, pending bool, st *C.struct_cpt_status,
 }
 
 //export cptgo_cipher_update
-func cptgo_cipher_update(alg C.int, state, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, in unsafe.Pointer, inl C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_cipher_update(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, in unsafe.Pointer, inl C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
 	maybePanic("update")
-	c, env, e := cipherOf(alg, st)
+	c, env, e := cipherOf(alg, state, pending)
 	if e != nil {
 		return result(st, e)
 	}
-	n, pending, e := c.Update(env, state, out, int(outsize), in, int(inl), waiterOf(wn))
-	return pendingResult(outl, n, pending, st, e)
+	n, async, e := c.Update(env, state, out, int(outsize), in, int(inl), waiterOf(wn))
+	return pendingResult(outl, n, async, st, e)
 }
 
 //export cptgo_cipher_final
-func cptgo_cipher_final(alg C.int, state, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_cipher_final(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
 	maybePanic("final")
-	c, env, e := cipherOf(alg, st)
+	c, env, e := cipherOf(alg, state, pending)
 	if e != nil {
 		return result(st, e)
 	}
-	n, pending, e := c.Final(env, state, out, int(outsize), waiterOf(wn))
-	return pendingResult(outl, n, pending, st, e)
+	n, async, e := c.Final(env, state, out, int(outsize), waiterOf(wn))
+	return pendingResult(outl, n, async, st, e)
 }
 
 //export cptgo_cipher_get_ctx_params
-func cptgo_cipher_get_ctx_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_cipher_get_ctx_params(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
 	maybePanic("get_params")
-	c, env, e := cipherOf(alg, st)
+	c, env, e := cipherOf(alg, state, pending)
 	if e != nil {
 		return result(st, e)
 	}
@@ -266,10 +279,10 @@ func cptgo_cipher_get_ctx_params(alg C.int, state, params unsafe.Pointer, st *C.
 }
 
 //export cptgo_cipher_set_ctx_params
-func cptgo_cipher_set_ctx_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_cipher_set_ctx_params(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
 	maybePanic("set_params")
-	c, env, e := cipherOf(alg, st)
+	c, env, e := cipherOf(alg, state, pending)
 	if e != nil {
 		return result(st, e)
 	}
@@ -279,7 +292,7 @@ func cptgo_cipher_set_ctx_params(alg C.int, state, params unsafe.Pointer, st *C.
 //export cptgo_cipher_dup
 func cptgo_cipher_dup(alg C.int, state unsafe.Pointer) (rc C.int) {
 	defer guard(nil, &rc)
-	if c, env, e := cipherOf(alg, nil); e == nil {
+	if c, env, e := cipherOf(alg, nil, nil); e == nil {
 		c.Dup(env, state)
 	}
 	return C.CPT_OK
@@ -288,7 +301,7 @@ func cptgo_cipher_dup(alg C.int, state unsafe.Pointer) (rc C.int) {
 //export cptgo_cipher_free
 func cptgo_cipher_free(alg C.int, state unsafe.Pointer) {
 	defer func() { recover() }()
-	if c, env, e := cipherOf(alg, nil); e == nil {
+	if c, env, e := cipherOf(alg, nil, nil); e == nil {
 		c.Free(env, state)
 	}
 }
