@@ -28,10 +28,11 @@ type Completion func(res Result)
 // and generation form the instruction's tag, so a completion for a request
 // that was already completed or abandoned is recognised and ignored.
 type request struct {
-	gen   atomic.Uint32
-	state atomic.Uint32 // reqFree, reqSync, reqAsync, reqAbandoned, reqDone
-	done  chan struct{}
-	cb    Completion
+	gen      atomic.Uint32
+	state    atomic.Uint32 // reqFree, reqSync, reqAsync, reqAbandoned, reqDone
+	sleeping atomic.Bool   // a synchronous waiter is (about to be) blocked on done
+	done     chan struct{}
+	cb       Completion
 }
 
 const (
@@ -273,12 +274,16 @@ func (q *Queue) Do(inst *Instruction) (Result, error) {
 			}
 			continue // completed concurrently
 		}
-		t := time.NewTimer(min(wait, 5*time.Millisecond))
-		select {
-		case <-r.done:
-		case <-t.C:
+		r.sleeping.Store(true)
+		if r.state.Load() != reqDone {
+			t := time.NewTimer(min(wait, 5*time.Millisecond))
+			select {
+			case <-r.done:
+			case <-t.C:
+			}
+			t.Stop()
 		}
-		t.Stop()
+		r.sleeping.Store(false)
 	}
 	out := *res
 	q.release(id)
@@ -328,9 +333,13 @@ func (q *Queue) Complete(tag uint64) {
 			// The waiter may be abandoning the request right now: the CAS
 			// decides who owns the slot.
 			if r.state.CompareAndSwap(reqSync, reqDone) {
-				select {
-				case r.done <- struct{}{}:
-				default:
+				// Only a waiter that went to sleep needs the token; it
+				// sets sleeping before it re-checks state.
+				if r.sleeping.Load() {
+					select {
+					case r.done <- struct{}{}:
+					default:
+					}
 				}
 				return
 			}

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/binary"
 	"unsafe"
 
 	"cptprov/cptdrv"
@@ -93,7 +94,7 @@ func (g gcm) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, keySet bool
 		}
 		// Re-keying with the same key (openssl speed does it for every
 		// message) keeps the device's expanded copy.
-		same := c.keySet && int(c.dev.KeyLen) == len(key) && subtle.ConstantTimeCompare(c.dev.Key[:len(key)], key) == 1
+		same := c.keySet && int(c.dev.KeyLen) == len(key) && equalKeys(c.dev.Key[:len(key)], key)
 		if !same {
 			if c.dev.KeyID != 0 && env.Forget != nil {
 				env.Forget(c.dev.KeyID)
@@ -356,6 +357,16 @@ func (g gcm) tlsRecord(env *Env, c *gcmCtx, out unsafe.Pointer, outsize int, in 
 	inst.DPtr, inst.DLen = p, uint32(payload)
 	inst.RPtr, inst.RLen = p, uint32(payload+gcmTagLen)
 	return run(env, g.counters(env), &inst, w, after{kind: afterTLS, enc: c.enc, n: inl, n2: payload})
+}
+
+// equalKeys compares two keys of the same length (a multiple of 8) in time
+// that depends only on the length.
+func equalKeys(a, b []byte) bool {
+	var d uint64
+	for i := 0; i+8 <= len(a); i += 8 {
+		d |= binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
+	}
+	return d == 0
 }
 
 func incrementCounter64(b []byte) {

@@ -3,6 +3,7 @@ package simulator
 import (
 	"crypto/subtle"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"cptprov/cptdrv"
@@ -110,19 +111,31 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 // real engine caches contexts: by key ID, checked against the key bytes so a
 // stale ID can never select the wrong key.
 type keyCache struct {
-	m sync.Map // uint64 -> *cachedKey
+	// recent is a direct-mapped cache in front of m: the hot path is one
+	// atomic load, no hashing.
+	recent [256]atomic.Pointer[cachedKey]
+	m      sync.Map // uint64 -> *cachedKey
 }
 
 type cachedKey struct {
+	id  uint64
 	raw [32]byte
 	n   uint32
 	k   *aesgcm.Key
 }
 
+func (ck *cachedKey) matches(ctx *cptdrv.CipherContext) bool {
+	return ck != nil && ck.id == ctx.KeyID && ck.n == ctx.KeyLen && ck.raw == ctx.Key
+}
+
 func (c *keyCache) get(ctx *cptdrv.CipherContext) (*aesgcm.Key, error) {
+	slot := &c.recent[ctx.KeyID%uint64(len(c.recent))]
+	if ck := slot.Load(); ck.matches(ctx) {
+		return ck.k, nil
+	}
 	if v, ok := c.m.Load(ctx.KeyID); ok {
-		ck := v.(*cachedKey)
-		if ck.n == ctx.KeyLen && subtle.ConstantTimeCompare(ck.raw[:], ctx.Key[:]) == 1 {
+		if ck := v.(*cachedKey); ck.matches(ctx) {
+			slot.Store(ck)
 			return ck.k, nil
 		}
 	}
@@ -133,11 +146,17 @@ func (c *keyCache) get(ctx *cptdrv.CipherContext) (*aesgcm.Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.m.Store(ctx.KeyID, &cachedKey{raw: ctx.Key, n: ctx.KeyLen, k: k})
+	ck := &cachedKey{id: ctx.KeyID, raw: ctx.Key, n: ctx.KeyLen, k: k}
+	c.m.Store(ctx.KeyID, ck)
+	slot.Store(ck)
 	return k, nil
 }
 
 func (c *keyCache) forget(id uint64) {
+	slot := &c.recent[id%uint64(len(c.recent))]
+	if ck := slot.Load(); ck != nil && ck.id == id {
+		slot.CompareAndSwap(ck, nil)
+	}
 	if v, ok := c.m.LoadAndDelete(id); ok {
 		ck := v.(*cachedKey)
 		clear(ck.raw[:])
