@@ -22,8 +22,9 @@ type Config struct {
 	// the number of CPUs.
 	SEEngines int
 	AEEngines int
-	// Spin is how many empty polls an idle engine makes before it parks.
-	Spin int
+	// Spin is how long one idle engine of a group keeps polling before it
+	// parks (default 50µs).
+	Spin time.Duration
 }
 
 // Stats are the device's cumulative counters.
@@ -49,12 +50,13 @@ type Device struct {
 
 // group is one engine group: its engines serve every queue attached to it.
 type group struct {
-	id      uint8
-	mu      sync.Mutex
-	queues  atomic.Pointer[[]*cptdrv.Queue]
-	wake    chan struct{}
-	parked  atomic.Int32
-	engines int
+	id       uint8
+	mu       sync.Mutex
+	queues   atomic.Pointer[[]*cptdrv.Queue]
+	wake     chan struct{}
+	parked   atomic.Int32
+	spinning atomic.Int32
+	engines  int
 }
 
 // New starts a device with its engine goroutines.
@@ -66,7 +68,7 @@ func New(cfg Config) *Device {
 		cfg.AEEngines = runtime.NumCPU()
 	}
 	if cfg.Spin <= 0 {
-		cfg.Spin = 200
+		cfg.Spin = 50 * time.Microsecond
 	}
 	d := &Device{cfg: cfg, groups: map[uint8]*group{}, stop: make(chan struct{})}
 	for id, n := range map[uint8]int{cptdrv.GroupSE: cfg.SEEngines, cptdrv.GroupAE: cfg.AEEngines} {
@@ -117,7 +119,8 @@ func (d *Device) Detach(q *cptdrv.Queue) {
 // Doorbell implements cptdrv.Backend: wake a parked engine, if any.
 func (d *Device) Doorbell(q *cptdrv.Queue) {
 	g := d.groups[q.Group()]
-	if g == nil || g.parked.Load() == 0 {
+	// A spinning engine will find the instruction; otherwise wake one.
+	if g == nil || g.spinning.Load() != 0 || g.parked.Load() == 0 {
 		return
 	}
 	select {
@@ -157,44 +160,77 @@ func (d *Device) Close() {
 
 func (d *Device) engine(g *group) {
 	defer d.wg.Done()
-	idle := 0
 	for {
-		worked := false
-		for _, q := range *g.queues.Load() {
-			if inst, ok := q.Next(); ok {
-				d.execute(q, &inst)
-				worked = true
+		if d.poll(g) {
+			continue
+		}
+		// Idle. One engine per group keeps polling for a while, so that a
+		// stream of asynchronous submissions finds an engine awake; the
+		// others park at once and are woken by the doorbell.
+		if g.spinning.CompareAndSwap(0, 1) {
+			found := d.spin(g)
+			g.spinning.Store(0)
+			if found {
+				continue
 			}
 		}
-		if worked {
-			idle = 0
-			continue
-		}
-		if idle++; idle < d.cfg.Spin {
-			runtime.Gosched()
-			continue
-		}
-		idle = 0
 		g.parked.Add(1)
 		// Re-check after announcing we park: a doorbell rung before the
 		// announcement saw no parked engine and sent nothing.
-		pending := false
-		for _, q := range *g.queues.Load() {
-			if q.Pending() > 0 {
-				pending = true
-			}
-		}
-		if !pending {
+		if !g.pending() {
+			t := time.NewTimer(100 * time.Millisecond)
 			select {
 			case <-g.wake:
 			case <-d.stop:
+				t.Stop()
 				g.parked.Add(-1)
 				return
-			case <-time.After(100 * time.Millisecond):
+			case <-t.C:
 			}
+			t.Stop()
 		}
 		g.parked.Add(-1)
 	}
+}
+
+// poll executes one instruction from each of the group's queues that has
+// one, and reports whether it found any.
+func (d *Device) poll(g *group) bool {
+	worked := false
+	for _, q := range *g.queues.Load() {
+		if inst, ok := q.Next(); ok {
+			d.execute(q, &inst)
+			worked = true
+		}
+	}
+	return worked
+}
+
+// spin polls for work for up to d.cfg.Spin, yielding the processor often:
+// the application's own threads need it, since a call from C into Go needs
+// a free P.
+func (d *Device) spin(g *group) bool {
+	deadline := time.Now().Add(d.cfg.Spin)
+	for i := 1; ; i++ {
+		if g.pending() {
+			return true
+		}
+		if i%16 == 0 {
+			if time.Now().After(deadline) {
+				return false
+			}
+			runtime.Gosched()
+		}
+	}
+}
+
+func (g *group) pending() bool {
+	for _, q := range *g.queues.Load() {
+		if q.Pending() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // execute runs one instruction: fault injection, the opcode's handler, the
