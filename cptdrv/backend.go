@@ -16,13 +16,17 @@ type Backend interface {
 	Name() string
 }
 
-// Assister is implemented by backends that can execute a queued instruction
-// on the calling goroutine. A synchronous submitter uses it instead of
-// sleeping: for a software device the caller's CPU is as good an engine as
-// any, and it saves the thread hand-off that would otherwise dominate small
-// operations.
+// Assister is implemented by backends that can execute instructions on the
+// calling goroutine. A synchronous submitter hands its instruction straight
+// to Execute instead of queueing it and sleeping: for a software device the
+// caller's CPU is as good an engine as any, and it saves the thread hand-off
+// that would otherwise dominate small operations. Assist lets a submitter
+// that finds the queue full help drain it.
 type Assister interface {
-	// Assist executes at most one instruction from q and reports whether it
-	// did.
+	// Execute runs inst, which the queue has prepared (result area, tag), as
+	// one of the device's engines would: result written, q.Complete called.
+	Execute(q *Queue, inst *Instruction)
+	// Assist executes at most one queued instruction from q and reports
+	// whether it did.
 	Assist(q *Queue) bool
 }

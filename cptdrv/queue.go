@@ -163,7 +163,8 @@ func (q *Queue) release(id uint32) {
 	}
 }
 
-func (q *Queue) enqueue(id uint32, inst *Instruction) {
+// prepare binds inst to request slot id: its result area and tag.
+func (q *Queue) prepare(id uint32, inst *Instruction) {
 	r := &q.reqs[id]
 	res := q.result(id)
 	res.reset()
@@ -176,6 +177,10 @@ func (q *Queue) enqueue(id uint32, inst *Instruction) {
 		q.stats.hi.Store(n)
 	}
 	q.stats.submitted.Add(1)
+}
+
+func (q *Queue) enqueue(id uint32, inst *Instruction) {
+	q.prepare(id, inst)
 	// There are as many ring slots as request slots, so a slot is free or
 	// about to be: a consumer may have claimed it and not yet marked it
 	// free. Retry until that consumer is through.
@@ -246,9 +251,15 @@ func (q *Queue) Do(inst *Instruction) (Result, error) {
 	}
 	r := &q.reqs[id]
 	r.state.Store(reqSync)
-	q.enqueue(id, inst)
 	res := q.result(id)
-	if q.assist == nil {
+	if q.assist != nil {
+		// The caller's goroutine is the engine: no ring, no hand-off, and
+		// no engine can take the instruction from under it.
+		q.prepare(id, inst)
+		q.stats.assisted.Add(1)
+		q.assist.Execute(q, inst)
+	} else {
+		q.enqueue(id, inst)
 		q.backend.Doorbell(q)
 	}
 	deadline := time.Time{}

@@ -129,6 +129,11 @@ func (d *Device) Doorbell(q *cptdrv.Queue) {
 	}
 }
 
+// Execute implements cptdrv.Assister.
+func (d *Device) Execute(q *cptdrv.Queue, inst *cptdrv.Instruction) {
+	d.execute(q, inst)
+}
+
 // Assist implements cptdrv.Assister.
 func (d *Device) Assist(q *cptdrv.Queue) bool {
 	inst, ok := q.Next()
