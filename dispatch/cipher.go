@@ -21,10 +21,18 @@ type Cipher interface {
 	Free(env *Env, st unsafe.Pointer)
 }
 
-// ShadowIVLenOffset is where AEAD contexts keep the current IV length for
-// the C side (cptabi.h CPT_STATE_IVLEN_OFFSET): EVP asks for it around every
-// init, and answering in C saves two calls into Go per message.
-const ShadowIVLenOffset = unsafe.Offsetof(gcmCtx{}.shadowIVLen)
+// AEADShadow is the head of every AEAD context's state that the C side
+// reads and writes too (struct cpt_aead_shadow in cptabi.h): the IV length,
+// and what lets the C side finish a message without calling Go.
+type AEADShadow struct {
+	IVLen      uint64
+	FinalReady uint32
+	FinalDone  uint32
+	Enc        uint32
+	TagLen     uint32
+	Tag        [16]byte
+	RunTag     [16]byte
+}
 
 // Cipher IDs shared with the C side (provider/cptabi.h CPT_ALG_*).
 const (

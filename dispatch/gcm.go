@@ -32,13 +32,11 @@ const (
 // gcmCtx is an AES-GCM operation context, overlaid on C memory: plain
 // values only.
 type gcmCtx struct {
-	// shadowIVLen is the IV length as the C side reads it without calling
-	// Go (CPT_STATE_IVLEN_OFFSET in cptabi.h); 0 means the default. It must
-	// stay the first field.
-	shadowIVLen   uint64
+	// sh is shared with the C side (struct cpt_aead_shadow); it must stay
+	// the first field.
+	sh            AEADShadow
 	dev           cptdrv.CipherContext
 	ivLen         uint32 // 0 means the default 12
-	tagLen        uint32 // 0 means not set yet
 	enc           bool
 	keySet        bool
 	ivState       uint8
@@ -48,7 +46,6 @@ type gcmCtx struct {
 	tlsAADSet     bool
 	tlsAAD        [tlsAADLen]byte
 	iv            [gcmMaxIVLen]byte
-	tag           [gcmTagLen]byte
 	tlsVersion    uint32
 	tlsMacSize    uint64
 	tlsEncRecords uint64
@@ -67,7 +64,19 @@ func (g gcm) StateSize() uintptr { return unsafe.Sizeof(gcmCtx{}) }
 
 func (c *gcmCtx) setIVLen(n int) {
 	c.ivLen = uint32(n)
-	c.shadowIVLen = uint64(n)
+	c.sh.IVLen = uint64(n)
+}
+
+// sync runs first in every call: it finishes the bookkeeping of a final the
+// C side completed, and withdraws the C side's licence to finish the
+// message, which only a data update grants again.
+func (c *gcmCtx) sync() {
+	if c.sh.FinalDone != 0 {
+		c.sh.FinalDone = 0
+		c.ivState = ivFinished
+		c.dev.TagValid = 0
+	}
+	c.sh.FinalReady = 0
 }
 
 func (c *gcmCtx) ivLength() int {
@@ -79,7 +88,12 @@ func (c *gcmCtx) ivLength() int {
 
 func (g gcm) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, keySet bool, iv []byte, ivSet bool, params Params) *Error {
 	c := (*gcmCtx)(st)
+	c.sync()
 	c.enc = enc
+	c.sh.Enc = 0
+	if enc {
+		c.sh.Enc = 1
+	}
 	if ivSet {
 		if len(iv) == 0 || len(iv) > gcmMaxIVLen {
 			return errorf(ReasonInvalidIVLength, "invalid IV length %d (1 to %d bytes)", len(iv), gcmMaxIVLen)
@@ -181,15 +195,20 @@ const (
 func (a after) finish(res cptdrv.Result) (int, *Error) {
 	switch a.kind {
 	case afterData:
+		if c := a.ctx; c != nil && c.dev.TagValid != 0 {
+			// The message's tag so far: a final right now needs no call.
+			c.sh.RunTag = c.dev.Tag
+			c.sh.FinalReady = 1
+		}
 		return int(res.RLen), nil
 	case afterFinal:
 		c := a.ctx
 		if c.enc {
-			c.tag = c.dev.Tag
-			c.tagLen = gcmTagLen
+			c.sh.Tag = c.dev.Tag
+			c.sh.TagLen = gcmTagLen
 			return 0, nil
 		}
-		ok := subtle.ConstantTimeCompare(c.dev.Tag[:c.tagLen], c.tag[:c.tagLen]) == 1
+		ok := subtle.ConstantTimeCompare(c.dev.Tag[:c.sh.TagLen], c.sh.Tag[:c.sh.TagLen]) == 1
 		clear(c.dev.Tag[:])
 		if !ok {
 			return 0, errorf(ReasonAuthFailed, "tag verification failed")
@@ -255,6 +274,7 @@ func runAsync(env *Env, alg *stats.Alg, inst *cptdrv.Instruction, w Waiter, a af
 
 func (g gcm) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, in unsafe.Pointer, inl int, w Waiter) (int, bool, *Error) {
 	c := (*gcmCtx)(st)
+	c.sync()
 	if c.tlsAADSet {
 		return g.tlsRecord(env, c, out, outsize, in, inl, w)
 	}
@@ -290,18 +310,19 @@ func (g gcm) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int
 	c.dataSeen = true
 	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
 	inst.RPtr, inst.RLen = uintptr(out), uint32(inl)
-	return run(env, alg, &inst, w, after{kind: afterData})
+	return run(env, alg, &inst, w, after{kind: afterData, ctx: c})
 }
 
 func (g gcm) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, w Waiter) (int, bool, *Error) {
 	c := (*gcmCtx)(st)
+	c.sync()
 	if c.tlsAADSet {
 		return 0, false, errorf(ReasonWrongState, "final after a TLS AAD without the record")
 	}
 	if err := c.prepare(); err != nil {
 		return 0, false, err
 	}
-	if !c.enc && c.tagLen == 0 {
+	if !c.enc && c.sh.TagLen == 0 {
 		return 0, false, errorf(ReasonInvalidTag, "no tag set before final of a decryption")
 	}
 	c.ivState = ivFinished // never reuse the IV, whatever the outcome
@@ -380,6 +401,7 @@ func incrementCounter64(b []byte) {
 
 func (g gcm) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*gcmCtx)(st)
+	c.sync()
 	var err *Error
 	params.Each(func(name string, p *Param) bool {
 		switch name {
@@ -388,7 +410,7 @@ func (g gcm) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 		case "keylen":
 			err = setUint(p, name, uint64(g.keyLen))
 		case "taglen":
-			t := uint64(c.tagLen)
+			t := uint64(c.sh.TagLen)
 			if t == 0 {
 				t = gcmTagLen
 			}
@@ -408,9 +430,9 @@ func (g gcm) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			switch {
 			case sz == 0 || sz > gcmTagLen:
 				err = errorf(ReasonInvalidTag, "tag buffer of %d bytes (1 to 16)", sz)
-			case !c.enc || c.tagLen == 0:
+			case !c.enc || c.sh.TagLen == 0:
 				err = errorf(ReasonInvalidTag, "no tag available (only after an encryption's final)")
-			case !p.SetOctets(c.tag[:sz]):
+			case !p.SetOctets(c.sh.Tag[:sz]):
 				err = errorf(ReasonBadParameter, "parameter %q must be an octet string", name)
 			}
 		case "tlsivgen":
@@ -448,6 +470,7 @@ func setUint(p *Param, name string, v uint64) *Error {
 
 func (g gcm) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*gcmCtx)(st)
+	c.sync()
 	var err *Error
 	params.Each(func(name string, p *Param) bool {
 		switch name {
@@ -461,8 +484,8 @@ func (g gcm) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			case len(v) == 0 || c.enc:
 				err = errorf(ReasonInvalidTag, "a tag can only be set for a decryption (1 to 16 bytes)")
 			default:
-				copy(c.tag[:], v)
-				c.tagLen = uint32(len(v))
+				copy(c.sh.Tag[:], v)
+				c.sh.TagLen = uint32(len(v))
 			}
 		case "ivlen":
 			v, ok := p.Uint64()

@@ -47,11 +47,21 @@
 /* Bytes of Go-owned state in every cipher context (>= dispatch.MaxStateSize). */
 #define CPT_CIPHER_STATE_SIZE 1024
 /*
- * AEAD contexts: the Go side keeps the current IV length (uint64_t, 0 = the
- * algorithm's default) at this offset of the state, so that C can answer
- * "ivlen" queries and no-op "ivlen" settings without calling into Go.
+ * The first bytes of an AEAD context's state are shared: Go maintains them,
+ * the C side reads them and, for final, writes them. EVP asks the same
+ * questions around every message (IV length) and ends every message with a
+ * final that, after a data update, has nothing left to compute; answering
+ * those in C spares two calls into Go per message.
  */
-#define CPT_STATE_IVLEN_OFFSET 0
+struct cpt_aead_shadow {
+    uint64_t ivlen; /* current IV length, 0 = the algorithm's default */
+    uint32_t final_ready; /* Go: run_tag is the tag of the whole message, nothing else pending */
+    uint32_t final_done; /* C: final completed here; Go finishes its bookkeeping at its next call */
+    uint32_t enc; /* direction of the message */
+    uint32_t tag_len; /* decrypt: expected tag length (0: none); encrypt: 16 after final */
+    unsigned char tag[16]; /* decrypt: the expected tag; encrypt: the tag after final */
+    unsigned char run_tag[16];
+};
 
 /*
  * An EVP init that the C side has validated and keeps until the next call

@@ -31,7 +31,8 @@ func main() {}
 // The numbers shared with the C side must agree.
 var _ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
-var _ = [1]struct{}{}[C.CPT_STATE_IVLEN_OFFSET-dispatch.ShadowIVLenOffset]
+var _ = [1]struct{}{}[C.sizeof_struct_cpt_aead_shadow-unsafe.Sizeof(dispatch.AEADShadow{})]
+var _ = [1]struct{}{}[unsafe.Offsetof(C.struct_cpt_aead_shadow{}.run_tag)-unsafe.Offsetof(dispatch.AEADShadow{}.RunTag)]
 
 // process is the device of this process and what operations need from it.
 type process struct {
