@@ -25,7 +25,7 @@ type Backend interface {
 type Assister interface {
 	// Execute runs inst, which the queue has prepared (result area, tag), as
 	// one of the device's engines would: result written, q.Complete called.
-	Execute(q *Queue, inst *Instruction)
+	Execute(q *Queue, inst Instruction)
 	// Assist executes at most one queued instruction from q and reports
 	// whether it did.
 	Assist(q *Queue) bool

@@ -257,7 +257,7 @@ func (q *Queue) Do(inst *Instruction) (Result, error) {
 		// no engine can take the instruction from under it.
 		q.prepare(id, inst)
 		q.stats.assisted.Add(1)
-		q.assist.Execute(q, inst)
+		q.assist.Execute(q, *inst) // by value: inst must not escape to the heap
 	} else {
 		q.enqueue(id, inst)
 		q.backend.Doorbell(q)

@@ -130,8 +130,8 @@ func (d *Device) Doorbell(q *cptdrv.Queue) {
 }
 
 // Execute implements cptdrv.Assister.
-func (d *Device) Execute(q *cptdrv.Queue, inst *cptdrv.Instruction) {
-	d.execute(q, inst)
+func (d *Device) Execute(q *cptdrv.Queue, inst cptdrv.Instruction) {
+	d.execute(q, &inst)
 }
 
 // Assist implements cptdrv.Assister.
