@@ -69,8 +69,10 @@ install: all
 	install -d $(DESTDIR)$(MODULESDIR)
 	install -m 0755 $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(DESTDIR)$(MODULESDIR)/
 
-bench: all
+bench: all $(BUILD)/bench_fibercall
+	$(BUILD)/bench_fibercall --provider-path $(BUILD)
 	tests/bench.sh
+	tests/bench.sh -b "1024 16384" -a 8 aes-256-gcm
 
 clean:
 	rm -rf $(BUILD)
