@@ -23,7 +23,8 @@ struct cptprov_ctx {
 struct cptgo_api {
     int (*abi_version)(void);
     int (*start)(struct cpt_config *cfg, struct cpt_status *st);
-    void (*shutdown)(void);
+    void (*shutdown)(void); /* at exit: last statistics */
+    void (*flush)(void); /* write statistics now */
     int (*cipher_init)(int alg, void *state, struct cpt_pending_init *pending, int enc,
         void *key, size_t keylen, void *iv, size_t ivlen, void *params, struct cpt_status *st);
     int (*cipher_update)(int alg, void *state, struct cpt_pending_init *pending, void *out,

@@ -133,6 +133,7 @@ static int resolve(void *h)
     SYM(abi_version, "cptgo_abi_version");
     SYM(start, "cptgo_start");
     SYM(shutdown, "cptgo_shutdown");
+    SYM(flush, "cptgo_flush");
     SYM(cipher_init, "cptgo_cipher_init");
     SYM(cipher_update, "cptgo_cipher_update");
     SYM(cipher_final, "cptgo_cipher_final");
@@ -240,10 +241,15 @@ const struct cptgo_api *cptprov_go(struct cptprov_ctx *p)
     return NULL;
 }
 
+/*
+ * A provider instance goes away (OSSL_PROVIDER_unload, a library context
+ * freed, OPENSSL_cleanup). Others may live on, and the Go half cannot be
+ * unloaded: write the statistics, and leave the rest to exit.
+ */
 void cptprov_loader_teardown(void)
 {
     const struct cptgo_api *api = cptprov_go_if_running();
 
     if (api != NULL)
-        api->shutdown();
+        api->flush();
 }

@@ -166,6 +166,17 @@ func cptgo_shutdown() {
 	}
 }
 
+//export cptgo_flush
+func cptgo_flush() {
+	defer func() { recover() }()
+	procMu.Lock()
+	p := proc
+	procMu.Unlock()
+	if p != nil && p.writer != nil {
+		p.writer.Flush()
+	}
+}
+
 // cipherOf finds the cipher and the process environment for a call, and
 // applies an init the C side kept pending for the context.
 func cipherOf(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init) (dispatch.Cipher, *dispatch.Env, *dispatch.Error) {
