@@ -36,13 +36,13 @@ printf 'GET /payload HTTP/1.0\r\n\r\n' | OPENSSL_CONF="$work/openssl.cnf" timeou
 wait "$server" 2>/dev/null || true
 sed -i '1,/^\r$/d' "$work/got"
 if cmp -s "$work/payload" "$work/got"; then
-	echo "fetched 256 KiB over TLS 1.3 (TLS_AES_256_GCM_SHA384): SHA-256 matches"
+	echo "fetched 256 KiB over TLS 1.3 (TLS_AES_256_GCM_SHA384): identical to the served file"
 else
 	echo "the fetched file differs from the served one"
 	exit 1
 fi
 sleep 1.2
-echo "counters written by the two processes (stats_dir = $stats):"
+echo "counters written by the two processes, s_server and s_client (stats_dir = $stats):"
 for f in "$stats"/cptprov-*.json; do
 	python3 - "$f" <<'PY'
 import json, sys

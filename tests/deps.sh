@@ -8,7 +8,6 @@ command -v make >/dev/null || need+=(make)
 command -v openssl >/dev/null || need+=(openssl)
 [ -f /usr/include/openssl/core_dispatch.h ] || need+=(libssl-dev)
 command -v python3 >/dev/null || need+=(python3)
-command -v curl >/dev/null || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		echo "deps: installing ${need[*]}"

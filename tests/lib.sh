@@ -23,6 +23,8 @@
 
 CPT_PASSED=0
 CPT_FAILED=0
+VERBOSE=0
+OPENSSL=${OPENSSL:-openssl}
 CPT_EXIT_CMDS=()
 
 cpt_repo_root() {
@@ -281,4 +283,17 @@ while True:
         sys.exit(1)
     time.sleep(0.05)
 ' "$1" "${2:-5}"
+}
+
+# cpt_script_args "$@": the options every test script takes: -v (verbose),
+# -k (keep the temp dirs).
+cpt_script_args() {
+    local a
+    for a in "$@"; do
+        case $a in
+        -v) VERBOSE=1 ;;
+        -k) CPT_KEEP_TMP=1 ;;
+        *) echo "usage: $0 [-v] [-k]" >&2; exit 2 ;;
+        esac
+    done
 }

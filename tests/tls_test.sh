@@ -35,17 +35,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-VERBOSE=0
-for a in "$@"; do
-    case $a in
-    -v) VERBOSE=1 ;;
-    -k) CPT_KEEP_TMP=1 ;;
-    *) echo "usage: $0 [-v] [-k]" >&2; exit 2 ;;
-    esac
-done
-
+cpt_script_args "$@"
 cpt_require_build
-OPENSSL=${OPENSSL:-openssl}
 START=$(date +%s%N)
 
 cpt_mktemp_dir T cpt-tls
