@@ -54,6 +54,7 @@ for g in "${groups[@]}"; do
 		run gcm_test tests/run-c.sh gcm_test
 		run fork_test tests/run-c.sh fork_test
 		run panic_test build/panic_test --provider-path build
+		run lazy_test build/lazy_test --provider-path build
 		;;
 	integration)
 		run tls tests/tls_test.sh
