@@ -189,6 +189,14 @@ int cpt_opts_parse_one(cpt_opts *o, int argc, char **argv, int *i)
     const char *a = argv[*i];
     const char *val = NULL;
     int takes = 0;
+    /* options that take a string value */
+    const struct {
+        const char *name;
+        const char **dst;
+    } str_opts[] = {
+        { "--provider", &o->provider }, { "--provider-path", &o->provider_path },
+        { "--stats-dir", &o->stats_dir }, { "--only", &o->only }, { "--skip", &o->skip },
+    };
 
 #define CPT_NEEDVAL()                                                     \
     do {                                                                  \
@@ -200,16 +208,15 @@ int cpt_opts_parse_one(cpt_opts *o, int argc, char **argv, int *i)
         takes = 1;                                                        \
     } while (0)
 
-    if (strcmp(a, "--provider") == 0) {
-        CPT_NEEDVAL();
-        o->provider = val;
-    } else if (strcmp(a, "--provider-path") == 0) {
-        CPT_NEEDVAL();
-        o->provider_path = val;
-    } else if (strcmp(a, "--stats-dir") == 0) {
-        CPT_NEEDVAL();
-        o->stats_dir = val;
-    } else if (strcmp(a, "--no-stats") == 0) {
+    for (size_t k = 0; k < sizeof(str_opts) / sizeof(str_opts[0]); k++) {
+        if (strcmp(a, str_opts[k].name) == 0) {
+            CPT_NEEDVAL();
+            *str_opts[k].dst = val;
+            *i += takes;
+            return 1;
+        }
+    }
+    if (strcmp(a, "--no-stats") == 0) {
         o->no_stats = 1;
     } else if (strcmp(a, "--seed") == 0) {
         CPT_NEEDVAL();
@@ -222,12 +229,6 @@ int cpt_opts_parse_one(cpt_opts *o, int argc, char **argv, int *i)
         o->verbose++;
     } else if (strcmp(a, "--strict-errors") == 0) {
         o->strict_errors = 1;
-    } else if (strcmp(a, "--only") == 0) {
-        CPT_NEEDVAL();
-        o->only = val;
-    } else if (strcmp(a, "--skip") == 0) {
-        CPT_NEEDVAL();
-        o->skip = val;
     } else {
         return 0;
     }
@@ -318,6 +319,19 @@ static int abs_path(const char *in, char *out, size_t outlen)
     return 1;
 }
 
+/* Prints the message and OpenSSL's error queue to stderr; returns 0. */
+static int env_fail(const char *fmt, ...) CPT_PRINTF(1, 2);
+static int env_fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    ERR_print_errors_fp(stderr);
+    return 0;
+}
+
 int cpt_env_init(cpt_env *env, const cpt_opts *o)
 {
     int is_default = strcmp(o->provider, "default") == 0;
@@ -379,8 +393,7 @@ int cpt_env_init(cpt_env *env, const cpt_opts *o)
         fclose(f);
         ok = OSSL_LIB_CTX_load_config(env->libctx, conf);
         if (!ok) {
-            fprintf(stderr, "OSSL_LIB_CTX_load_config(%s) failed:\n", conf);
-            ERR_print_errors_fp(stderr);
+            env_fail("OSSL_LIB_CTX_load_config(%s) failed:\n", conf);
             fprintf(stderr, "(config left in place for inspection)\n");
             return 0;
         }
@@ -388,38 +401,23 @@ int cpt_env_init(cpt_env *env, const cpt_opts *o)
     } else {
         if (!is_default) {
             if (!OSSL_PROVIDER_set_default_search_path(env->libctx,
-                                                       env->module_dir)) {
-                fprintf(stderr, "OSSL_PROVIDER_set_default_search_path failed\n");
-                ERR_print_errors_fp(stderr);
-                return 0;
-            }
+                                                       env->module_dir))
+                return env_fail("OSSL_PROVIDER_set_default_search_path failed\n");
             env->prov = OSSL_PROVIDER_load(env->libctx, env->name);
-            if (env->prov == NULL) {
-                fprintf(stderr, "OSSL_PROVIDER_load(%s) from %s failed:\n",
-                        env->name, env->module_dir);
-                ERR_print_errors_fp(stderr);
-                return 0;
-            }
+            if (env->prov == NULL)
+                return env_fail("OSSL_PROVIDER_load(%s) from %s failed:\n",
+                                env->name, env->module_dir);
         }
         env->prov_dflt = OSSL_PROVIDER_load(env->libctx, "default");
-        if (env->prov_dflt == NULL) {
-            fprintf(stderr, "loading the default provider failed\n");
-            ERR_print_errors_fp(stderr);
-            return 0;
-        }
+        if (env->prov_dflt == NULL)
+            return env_fail("loading the default provider failed\n");
     }
-    if (!OSSL_PROVIDER_available(env->libctx, env->name)) {
-        fprintf(stderr, "provider %s is not available after loading\n", env->name);
-        ERR_print_errors_fp(stderr);
-        return 0;
-    }
+    if (!OSSL_PROVIDER_available(env->libctx, env->name))
+        return env_fail("provider %s is not available after loading\n", env->name);
 
     env->ref_prov = OSSL_PROVIDER_load(env->ref_libctx, "default");
-    if (env->ref_prov == NULL) {
-        fprintf(stderr, "loading the reference default provider failed\n");
-        ERR_print_errors_fp(stderr);
-        return 0;
-    }
+    if (env->ref_prov == NULL)
+        return env_fail("loading the reference default provider failed\n");
     ERR_clear_error();
     return 1;
 }

@@ -65,6 +65,11 @@ int cpt_opts_parse_one(cpt_opts *o, int argc, char **argv, int *i);
 void cpt_opts_usage(FILE *f);
 /* Whether sub-test `name` is selected by --only/--skip. */
 int cpt_selected(const cpt_opts *o, const char *name);
+/* A harness's table of sub-tests (or cases): name for --only/--skip, body. */
+typedef struct cpt_named_test {
+    const char *name;
+    void (*fn)(void);
+} cpt_named_test;
 /* Parses an unsigned decimal/hex number; returns 0 on error. */
 int cpt_parse_u64(const char *s, uint64_t *out);
 

@@ -863,12 +863,7 @@ static void case_stats_per_process(void)
 /* Driver                                                              */
 /* ------------------------------------------------------------------ */
 
-typedef struct {
-    const char *name;
-    void (*fn)(void);
-} fork_case;
-
-static const fork_case cases[] = {
+static const cpt_named_test cases[] = {
     { "use-fork-use", case_use_fork_use },
     { "fork-before-use", case_fork_before_use },
     { "object-before-fork", case_object_before_fork },
@@ -883,7 +878,7 @@ struct shared_counts {
 };
 
 /* Body of a case process: loads the provider, runs the case, reports. */
-static int run_case_process(const fork_case *c, struct shared_counts *sh)
+static int run_case_process(const cpt_named_test *c, struct shared_counts *sh)
 {
     /* The driver's own counts were inherited: report only this case's. */
     unsigned long base_passed = cpt_passed(), base_failed = cpt_failed();
@@ -1010,7 +1005,7 @@ int main(int argc, char **argv)
 
     /* This process never touches OpenSSL: each case starts from scratch. */
     for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
-        const fork_case *c = &cases[ci];
+        const cpt_named_test *c = &cases[ci];
         double t0 = cpt_now(), end = t0 + g_case_timeout + 5;
         int st = 0, hung = 0;
         pid_t pid;

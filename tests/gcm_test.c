@@ -299,22 +299,31 @@ static void plan_add(plan *p, int kind, size_t off, size_t len)
     }
 }
 
+/* Percentiles below `below` (and not in an earlier row) map to [lo, hi]. */
+typedef struct {
+    unsigned below;
+    uint64_t lo, hi;
+} pct_range;
+
+/* The value for percentile x from a table covering it: lo when lo == hi
+ * (no random draw), else uniform in [lo, hi]. */
+static uint64_t pct_pick(cpt_rng *r, unsigned x, const pct_range *t)
+{
+    while (x >= t->below)
+        t++;
+    return t->lo == t->hi ? t->lo : cpt_rng_range(r, t->lo, t->hi);
+}
+
 /* A random update piece: zero and one byte pieces, small, medium, rest. */
 static size_t piece_len(cpt_rng *r, size_t rem)
 {
+    static const pct_range t[] = { { 8, 0, 0 }, { 16, 1, 1 }, { 40, 2, 31 },
+                                   { 62, 32, 600 }, { 82, 601, 16384 } };
     unsigned x = (unsigned)cpt_rng_below(r, 100);
     size_t v;
 
-    if (x < 8)
-        v = 0;
-    else if (x < 16)
-        v = 1;
-    else if (x < 40)
-        v = cpt_rng_range(r, 2, 31);
-    else if (x < 62)
-        v = cpt_rng_range(r, 32, 600);
-    else if (x < 82)
-        v = cpt_rng_range(r, 601, 16384);
+    if (x < 82)
+        v = pct_pick(r, x, t);
     else if (x < 92)
         v = cpt_rng_below(r, rem + 1);
     else
@@ -474,14 +483,18 @@ static int exec_plan(EVP_CIPHER_CTX *ctx, const plan *p, int from, int to,
             ok = EVP_CIPHER_CTX_set_params(ctx, prm) > 0;
             break;
         case K_SETTAG_CTRL:
-            ok = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)m->taglen,
-                                     m->tag) > 0;
+        case K_GETTAG_CTRL:
+            ok = EVP_CIPHER_CTX_ctrl(ctx, s->kind == K_SETTAG_CTRL ? EVP_CTRL_AEAD_SET_TAG
+                                                                   : EVP_CTRL_AEAD_GET_TAG,
+                                     (int)m->taglen, m->tag) > 0;
             break;
         case K_SETTAG_PARAM:
+        case K_GETTAG_PARAM:
             prm[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
                                                        m->tag, m->taglen);
             prm[1] = OSSL_PARAM_construct_end();
-            ok = EVP_CIPHER_CTX_set_params(ctx, prm) > 0;
+            ok = (s->kind == K_SETTAG_PARAM ? EVP_CIPHER_CTX_set_params(ctx, prm)
+                                            : EVP_CIPHER_CTX_get_params(ctx, prm)) > 0;
             break;
         case K_AAD:
             ok = EVP_CipherUpdate(ctx, NULL, &outl, m->aad + s->off, (int)s->len) > 0;
@@ -498,16 +511,6 @@ static int exec_plan(EVP_CIPHER_CTX *ctx, const plan *p, int from, int to,
             break;
         case K_FINAL:
             ok = EVP_CipherFinal_ex(ctx, m->out + m->len, &outl) > 0;
-            break;
-        case K_GETTAG_CTRL:
-            ok = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, (int)m->taglen,
-                                     m->tag) > 0;
-            break;
-        case K_GETTAG_PARAM:
-            prm[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
-                                                       m->tag, m->taglen);
-            prm[1] = OSSL_PARAM_construct_end();
-            ok = EVP_CIPHER_CTX_get_params(ctx, prm) > 0;
             break;
         default:
             ok = 0;
@@ -636,50 +639,33 @@ static size_t pick_len(cpt_rng *r, size_t maxlen)
     static const size_t special[] = { 0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65,
                                       255, 256, 4095, 4096, 4097, 16383, 16384,
                                       16385, 65536, 262144, 1048575, 1048576 };
+    static const pct_range t[] = { { 45, 0, 64 }, { 70, 65, 1024 }, { 88, 1025, 16384 },
+                                   { 96, 16385, 131072 }, { 100, 131073, 1 << 20 } };
     unsigned x = (unsigned)cpt_rng_below(r, 100);
     size_t v;
 
     if (x < 10)
         v = special[cpt_rng_below(r, sizeof(special) / sizeof(special[0]))];
-    else if (x < 45)
-        v = cpt_rng_range(r, 0, 64);
-    else if (x < 70)
-        v = cpt_rng_range(r, 65, 1024);
-    else if (x < 88)
-        v = cpt_rng_range(r, 1025, 16384);
-    else if (x < 96)
-        v = cpt_rng_range(r, 16385, 131072);
     else
-        v = cpt_rng_range(r, 131073, 1 << 20);
+        v = pct_pick(r, x, t);
     return v <= maxlen ? v : cpt_rng_below(r, maxlen + 1);
 }
 
 static size_t pick_ivlen(cpt_rng *r)
 {
-    unsigned x = (unsigned)cpt_rng_below(r, 100);
+    static const pct_range t[] = { { 70, 12, 12 }, { 80, 1, 16 }, { 92, 17, 64 },
+                                   { 100, 65, 128 } };
 
-    if (x < 70)
-        return 12;
-    if (x < 80)
-        return cpt_rng_range(r, 1, 16);
-    if (x < 92)
-        return cpt_rng_range(r, 17, 64);
-    return cpt_rng_range(r, 65, 128);
+    return pct_pick(r, (unsigned)cpt_rng_below(r, 100), t);
 }
 
 static size_t pick_aadlen(cpt_rng *r)
 {
+    static const pct_range t[] = { { 25, 0, 0 }, { 30, 13, 13 }, { 60, 1, 32 },
+                                   { 85, 33, 256 }, { 100, 257, 600 } };
     unsigned x = (unsigned)cpt_rng_below(r, 100);
 
-    if (x < 25 || g_no_aad)
-        return 0;
-    if (x < 30)
-        return 13;
-    if (x < 60)
-        return cpt_rng_range(r, 1, 32);
-    if (x < 85)
-        return cpt_rng_range(r, 33, 256);
-    return cpt_rng_range(r, 257, 600);
+    return g_no_aad ? 0 : pct_pick(r, x, t);
 }
 
 static size_t pick_taglen(cpt_rng *r)
@@ -724,6 +710,22 @@ static void free_case(gcase *c)
     c->iv = c->aad = c->pt = NULL;
 }
 
+/* Runs fn on the selected ones of cases 0..n-1 of sub-test st (messages up
+ * to min(--max-len, cap) bytes). */
+static void run_cases(int st, uint64_t n, size_t cap,
+                      void (*fn)(const gcase *c, void *arg), void *arg)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        gcase c;
+
+        if (!case_selected(i))
+            continue;
+        gen_case(&c, st, i, g_maxlen < cap ? g_maxlen : cap);
+        fn(&c, arg);
+        free_case(&c);
+    }
+}
+
 static const char *case_repro(const gcase *c)
 {
     static char buf[400];
@@ -749,6 +751,23 @@ static void msg_from_case(msg *m, const gcase *c, const EVP_CIPHER *cipher, int 
     m->aadlen = c->aadlen;
 }
 
+/* Input, output and tag of m; in place: in is first copied to out. */
+static void msg_io(msg *m, const unsigned char *in, unsigned char *out, size_t len,
+                   int inplace, unsigned char *tag, size_t taglen)
+{
+    if (inplace) {
+        if (len)
+            memcpy(out, in, len);
+        m->in = out;
+    } else {
+        m->in = in;
+    }
+    m->out = out;
+    m->len = len;
+    m->tag = tag;
+    m->taglen = taglen;
+}
+
 /* Reference encryption of a case (default provider, plain calls). */
 static int ref_encrypt(const gcase *c, unsigned char *ct, unsigned char tag[16])
 {
@@ -758,11 +777,7 @@ static int ref_encrypt(const gcase *c, unsigned char *ct, unsigned char tag[16])
     int ok;
 
     msg_from_case(&m, c, g_rc[c->ai], 1);
-    m.in = c->pt;
-    m.out = ct;
-    m.len = c->len;
-    m.tag = tag;
-    m.taglen = 16;
+    msg_io(&m, c->pt, ct, c->len, 0, tag, 16);
     ok = run_msg(&m, 0, pl, &res);
     if (!ok) {
         char d[200];
@@ -773,6 +788,28 @@ static int ref_encrypt(const gcase *c, unsigned char *ct, unsigned char tag[16])
     }
     free(pl);
     return ok;
+}
+
+/* The provider encrypts a case (its plan, in place or not) into out and tag. */
+static int prov_encrypt(const gcase *c, obuf *out, unsigned char *tag, plan *pl,
+                        exec_res *res)
+{
+    msg m;
+
+    msg_from_case(&m, c, g_tc[c->ai], 1);
+    msg_io(&m, c->pt, out->p, c->len, c->inplace_e, tag, c->etaglen);
+    return run_msg(&m, c->plan_e, pl, res);
+}
+
+/* The provider decrypts ct with tag (c->dtaglen bytes, the case's plan). */
+static int prov_decrypt(const gcase *c, const unsigned char *ct, unsigned char *tag,
+                        int inplace, obuf *out, plan *pl, exec_res *res)
+{
+    msg m;
+
+    msg_from_case(&m, c, g_tc[c->ai], 0);
+    msg_io(&m, ct, out->p, c->len, inplace, tag, c->dtaglen);
+    return run_msg(&m, c->plan_d, pl, res);
 }
 
 /* ================================================================== */
@@ -792,7 +829,6 @@ static void diff_case(const gcase *c)
     obuf pct, pdec, rdec;
     plan *pl = xmalloc(sizeof(*pl));
     exec_res res;
-    msg m;
     char d[256];
     int ok;
 
@@ -805,20 +841,8 @@ static void diff_case(const gcase *c)
     /* 1. provider encrypts */
     obuf_new(&pct, c->len, c->off_a);
     memset(ptag, 0xEE, sizeof(ptag));
-    msg_from_case(&m, c, g_tc[c->ai], 1);
-    if (c->inplace_e) {
-        if (c->len)
-            memcpy(pct.p, c->pt, c->len);
-        m.in = pct.p;
-    } else {
-        m.in = c->pt;
-    }
-    m.out = pct.p;
-    m.len = c->len;
-    m.tag = ptag;
-    m.taglen = c->etaglen;
     ERR_clear_error();
-    ok = run_msg(&m, c->plan_e, pl, &res);
+    ok = prov_encrypt(c, &pct, ptag, pl, &res);
     describe_res(pl, &res, d, sizeof(d));
     if (!ok) {
         chk(0, "provider encrypt: %s %s", d, rp);
@@ -838,11 +862,7 @@ static void diff_case(const gcase *c)
 
             obuf_new(&rdec, c->len, 0);
             msg_from_case(&r, c, g_rc[c->ai], 0);
-            r.in = pct.p;
-            r.out = rdec.p;
-            r.len = c->len;
-            r.tag = ptag;
-            r.taglen = c->etaglen;
+            msg_io(&r, pct.p, rdec.p, c->len, 0, ptag, c->etaglen);
             ok = run_msg(&r, 0, pl, &res);
             chk(ok && first_diff(rdec.p, c->pt, c->len) < 0,
                 "default cannot decrypt the provider's output (tag %zu bytes) %s",
@@ -855,20 +875,8 @@ static void diff_case(const gcase *c)
 
     /* 3. provider decrypts the reference's output */
     obuf_new(&pdec, c->len, c->off_b);
-    msg_from_case(&m, c, g_tc[c->ai], 0);
-    if (c->inplace_d) {
-        if (c->len)
-            memcpy(pdec.p, rct, c->len);
-        m.in = pdec.p;
-    } else {
-        m.in = rct;
-    }
-    m.out = pdec.p;
-    m.len = c->len;
-    m.tag = rtag;
-    m.taglen = c->dtaglen;
     ERR_clear_error();
-    ok = run_msg(&m, c->plan_d, pl, &res);
+    ok = prov_decrypt(c, rct, rtag, c->inplace_d, &pdec, pl, &res);
     describe_res(pl, &res, d, sizeof(d));
     if (!ok) {
         chk(0, "provider decrypt of default's ciphertext: %s %s", d, rp);
@@ -887,25 +895,25 @@ static void diff_case(const gcase *c)
     free(pl);
 }
 
+/* sums: plaintext bytes, cases > 128 KiB */
+static void diff_one(const gcase *c, void *sums)
+{
+    size_t *n = sums;
+
+    cpt_info("case %" PRIu64 " %s", c->idx, case_repro(c));
+    n[0] += c->len;
+    if (c->len > 131072)
+        n[1]++;
+    diff_case(c);
+}
+
 static void test_diff(void)
 {
-    size_t total = 0, big = 0;
+    size_t sums[2] = { 0, 0 };
 
-    for (uint64_t i = 0; i < g_iters; i++) {
-        gcase c;
-
-        if (!case_selected(i))
-            continue;
-        gen_case(&c, ST_DIFF, i, g_maxlen);
-        cpt_info("case %" PRIu64 " %s", i, case_repro(&c));
-        total += c.len;
-        if (c.len > 131072)
-            big++;
-        diff_case(&c);
-        free_case(&c);
-    }
+    run_cases(ST_DIFF, g_iters, SIZE_MAX, diff_one, sums);
     cpt_info("%" PRIu64 " cases, %zu plaintext bytes, %zu cases > 128 KiB",
-             g_iters, total, big);
+             g_iters, sums[0], sums[1]);
 }
 
 /* ================================================================== */
@@ -959,11 +967,7 @@ static int tamper_decrypt(const gcase *c, const EVP_CIPHER *cipher, int what,
     m.key = key;
     m.iv = iv;
     m.aad = aad;
-    m.in = in;
-    m.out = out.p;
-    m.len = c->len;
-    m.tag = t;
-    m.taglen = taglen;
+    msg_io(&m, in, out.p, c->len, 0, t, taglen);
     ERR_clear_error();
     ok = run_msg(&m, planseed, pl, res);
     *had_err = take_errors();
@@ -974,7 +978,7 @@ static int tamper_decrypt(const gcase *c, const EVP_CIPHER *cipher, int what,
     return ok;
 }
 
-static void tamper_case(const gcase *c)
+static void tamper_case(const gcase *c, void *unused)
 {
     const char *rp = case_repro(c);
     unsigned char rtag[16];
@@ -982,6 +986,7 @@ static void tamper_case(const gcase *c)
     plan *pl = xmalloc(sizeof(*pl)), *rpl = xmalloc(sizeof(*rpl));
     cpt_rng r;
 
+    (void)unused;
     if (!ref_encrypt(c, rct, rtag))
         goto out;
     cpt_rng_seed(&r, case_seed(ST_TAMPER, c->idx), 99);
@@ -1023,17 +1028,7 @@ out:
 
 static void test_tamper(void)
 {
-    uint64_t n = g_iters / 2 + 1;
-
-    for (uint64_t i = 0; i < n; i++) {
-        gcase c;
-
-        if (!case_selected(i))
-            continue;
-        gen_case(&c, ST_TAMPER, i, g_maxlen < 4096 ? g_maxlen : 4096);
-        tamper_case(&c);
-        free_case(&c);
-    }
+    run_cases(ST_TAMPER, g_iters / 2 + 1, 4096, tamper_case, NULL);
 }
 
 /* ================================================================== */
@@ -1066,21 +1061,11 @@ static int kat_run(const EVP_CIPHER *cipher, int enc, const unsigned char *key,
     m.ivlen = ivlen;
     m.aad = aad;
     m.aadlen = aadlen;
-    if (inplace) {
-        if (len)
-            memcpy(out.p, in, len);
-        m.in = out.p;
-    } else {
-        m.in = in;
-    }
-    m.out = out.p;
-    m.len = len;
     if (enc)
         memset(t, 0xEE, sizeof(t)); /* GET_TAG must write it */
     else
         memcpy(t, tag, taglen);
-    m.tag = t;
-    m.taglen = taglen;
+    msg_io(&m, in, out.p, len, inplace, t, taglen);
     ERR_clear_error();
     ok = run_msg(&m, planseed, pl, &res);
     *had_err = take_errors();
@@ -1685,6 +1670,33 @@ static int neg_ct(const EVP_CIPHER *c, unsigned char ct[20], unsigned char tag[1
     return ok;
 }
 
+/* Encrypts 20 bytes of in on ctx (no AAD) through final. */
+static int neg_enc_final(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c,
+                         const unsigned char *in, unsigned char *out)
+{
+    int l;
+
+    return EVP_EncryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
+           && EVP_EncryptUpdate(ctx, out, &l, in, 20) > 0
+           && EVP_EncryptFinal_ex(ctx, out, &l) > 0;
+}
+
+/*
+ * Starts decrypting neg_ct()'s message on ctx with its tag set, up to (not
+ * including) final; the data update gets 20 bytes of in, or of the real
+ * ciphertext when in is NULL.
+ */
+static int neg_dec_start(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c,
+                         const unsigned char *in, unsigned char *out)
+{
+    unsigned char ct[40], tag[16];
+    int l;
+
+    return neg_ct(c, ct, tag) && EVP_DecryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
+           && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
+           && EVP_DecryptUpdate(ctx, out, &l, in != NULL ? in : ct, 20) > 0;
+}
+
 /*
  * Runs one negative scenario.  Returns the normalized result of the call
  * under test (1 success, 0 failure; other values encode extra findings) or
@@ -1693,7 +1705,7 @@ static int neg_ct(const EVP_CIPHER *c, unsigned char ct[20], unsigned char tag[1
 static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
 {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    unsigned char buf[160], out[160], tag[16], aad[13], ct[40];
+    unsigned char buf[160], out[160], aad[13];
     OSSL_PARAM prm[3];
     int l, rc = -1, enc = nc->arg & 1;
     int keylen = (int)g_klen[ai];
@@ -1701,7 +1713,6 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
     size_t sz;
 
     memset(buf, 0x42, sizeof(buf));
-    memset(tag, 0, sizeof(tag));
     *err = 0;
     if (ctx == NULL)
         return -1;
@@ -1814,9 +1825,7 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         CALL(EVP_CIPHER_CTX_set_params(ctx, prm) > 0);
         break;
     case N_GETTAG_SIZE:
-        SETUP(EVP_EncryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-              && EVP_EncryptUpdate(ctx, out, &l, buf, 20) > 0
-              && EVP_EncryptFinal_ex(ctx, out, &l) > 0);
+        SETUP(neg_enc_final(ctx, c, buf, out));
         if (nc->arg >= 1000) {
             prm[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, out,
                                                        (size_t)(nc->arg - 1000));
@@ -1832,10 +1841,7 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         CALL(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, out) > 0);
         break;
     case N_GETTAG_DEC:
-        SETUP(neg_ct(c, ct, tag) && EVP_DecryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-              && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
-              && EVP_DecryptUpdate(ctx, out, &l, ct, 20) > 0
-              && EVP_DecryptFinal_ex(ctx, out, &l) > 0);
+        SETUP(neg_dec_start(ctx, c, NULL, out) && EVP_DecryptFinal_ex(ctx, out, &l) > 0);
         CALL(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, out) > 0);
         break;
     case N_AAD_AFTER_DATA:
@@ -1846,43 +1852,28 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         break;
     case N_UPD_AFTER_FINAL:
     case N_FINAL_TWICE:
-        if (enc) {
-            SETUP(EVP_EncryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-                  && EVP_EncryptUpdate(ctx, out, &l, buf, 20) > 0
-                  && EVP_EncryptFinal_ex(ctx, out, &l) > 0);
-        } else {
-            SETUP(neg_ct(c, ct, tag));
-            SETUP(EVP_DecryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-                  && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
-                  && EVP_DecryptUpdate(ctx, out, &l, ct, 20) > 0
+        if (enc)
+            SETUP(neg_enc_final(ctx, c, buf, out));
+        else
+            SETUP(neg_dec_start(ctx, c, NULL, out)
                   && EVP_DecryptFinal_ex(ctx, out, &l) > 0);
-        }
         if (nc->id == N_FINAL_TWICE)
             CALL(EVP_CipherFinal_ex(ctx, out, &l) > 0);
         else
             CALL(EVP_CipherUpdate(ctx, out, &l, buf, 16) > 0);
         break;
     case N_REINIT_NOIV_DEC:
-        if (enc) {
-            SETUP(EVP_EncryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-                  && EVP_EncryptUpdate(ctx, out, &l, buf, 20) > 0
-                  && EVP_EncryptFinal_ex(ctx, out, &l) > 0
+        if (enc)
+            SETUP(neg_enc_final(ctx, c, buf, out)
                   && EVP_EncryptInit_ex(ctx, NULL, NULL, neg_key, NULL) > 0);
-        } else {
-            SETUP(neg_ct(c, ct, tag) && EVP_DecryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-                  && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
-                  && EVP_DecryptUpdate(ctx, out, &l, ct, 20) > 0
-                  && EVP_DecryptFinal_ex(ctx, out, &l) > 0
+        else
+            SETUP(neg_dec_start(ctx, c, NULL, out) && EVP_DecryptFinal_ex(ctx, out, &l) > 0
                   && EVP_DecryptInit_ex(ctx, NULL, NULL, neg_key, NULL) > 0);
-        }
         CALL(EVP_CipherUpdate(ctx, out, &l, buf, 16) > 0);
         break;
     case N_NEG_DEC_AFTER_BADFINAL:
         /* final fails (buf is not the ciphertext); libssl would stop here */
-        SETUP(neg_ct(c, ct, tag) && EVP_DecryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-              && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
-              && EVP_DecryptUpdate(ctx, out, &l, buf, 20) > 0
-              && EVP_DecryptFinal_ex(ctx, out, &l) <= 0);
+        SETUP(neg_dec_start(ctx, c, buf, out) && EVP_DecryptFinal_ex(ctx, out, &l) <= 0);
         CALL(EVP_DecryptFinal_ex(ctx, out, &l) > 0);
         break;
     case N_IVLEN_BAD:
@@ -1999,17 +1990,10 @@ static void test_negative(void)
 
 static size_t pick_record_len(cpt_rng *r)
 {
-    unsigned x = (unsigned)cpt_rng_below(r, 100);
+    static const pct_range t[] = { { 5, 0, 0 }, { 35, 1, 64 }, { 75, 65, 1500 },
+                                   { 90, 1501, 16383 }, { 100, 16384, 16384 } };
 
-    if (x < 5)
-        return 0;
-    if (x < 35)
-        return cpt_rng_range(r, 1, 64);
-    if (x < 75)
-        return cpt_rng_range(r, 65, 1500);
-    if (x < 90)
-        return cpt_rng_range(r, 1501, 16383);
-    return 16384;
+    return pct_pick(r, (unsigned)cpt_rng_below(r, 100), t);
 }
 
 static void tls12_aad(unsigned char aad[13], uint64_t seq, int type, size_t len)
@@ -2058,6 +2042,42 @@ static int tls12_record(EVP_CIPHER_CTX *ctx, uint64_t seq, int type, unsigned ch
     return outl;
 }
 
+/* One connection: encrypting/decrypting contexts on the provider (pe, pd) and
+ * on default (re, rd), the records sealed by each, scratch and plaintext. */
+typedef struct {
+    EVP_CIPHER_CTX *pe, *re, *pd, *rd;
+    unsigned char *prec, *rrec, *tmp, *pl;
+} tls_conn;
+
+/* Buffers of bufsize bytes; contexts new (new_ctxs) or NULL. */
+static void tls_conn_new(tls_conn *t, size_t bufsize, int new_ctxs)
+{
+    t->pe = new_ctxs ? EVP_CIPHER_CTX_new() : NULL;
+    t->re = new_ctxs ? EVP_CIPHER_CTX_new() : NULL;
+    t->pd = new_ctxs ? EVP_CIPHER_CTX_new() : NULL;
+    t->rd = new_ctxs ? EVP_CIPHER_CTX_new() : NULL;
+    t->prec = xmalloc(bufsize);
+    t->rrec = xmalloc(bufsize);
+    t->tmp = xmalloc(bufsize);
+    t->pl = xmalloc(bufsize);
+}
+
+/* Reports a connection given up after 3 bad records, then frees it. */
+static void tls_conn_end(tls_conn *t, unsigned long bad, const char *label)
+{
+    if (bad >= 3)
+        cpt_fail_line("%s: stopped this connection after 3 failed records", label);
+    take_errors();
+    EVP_CIPHER_CTX_free(t->pe);
+    EVP_CIPHER_CTX_free(t->re);
+    EVP_CIPHER_CTX_free(t->pd);
+    EVP_CIPHER_CTX_free(t->rd);
+    free(t->prec);
+    free(t->rrec);
+    free(t->tmp);
+    free(t->pl);
+}
+
 static const char *tls_res(int r)
 {
     static char b[4][32];
@@ -2077,26 +2097,26 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
 {
     cpt_rng r;
     unsigned char key[32], iv[12], riv[12];
-    EVP_CIPHER_CTX *pe = NULL, *re = NULL, *pd = NULL, *rd = NULL;
-    unsigned char *prec = xmalloc(16384 + 64), *rrec = xmalloc(16384 + 64);
-    unsigned char *tmp = xmalloc(16384 + 64), *pl = xmalloc(16384 + 64);
+    tls_conn t;
     char ctxs[200];
     unsigned long bad = 0;
 
+    tls_conn_new(&t, 16384 + 64, 0);
     cpt_rng_seed(&r, case_seed(ST_TLS12, cidx), 3);
     cpt_rng_fill(&r, key, sizeof(key));
     cpt_rng_fill(&r, iv, sizeof(iv));
     snprintf(ctxs, sizeof(ctxs), "%s %s", g_alg[ai],
              mode == 0 ? "SET_IV_FIXED(-1, whole IV)" : "SET_IV_FIXED(4)");
-    pe = tls12_ctx(g_tc[ai], 1, key, iv, mode == 0 ? -1 : 4);
+    t.pe = tls12_ctx(g_tc[ai], 1, key, iv, mode == 0 ? -1 : 4);
     if (mode == 0)
-        re = tls12_ctx(g_rc[ai], 1, key, iv, -1);
-    pd = tls12_ctx(g_tc[ai], 0, key, iv, 4);
-    rd = tls12_ctx(g_rc[ai], 0, key, iv, 4);
-    if (!chk(pe != NULL && pd != NULL, "%s: provider context setup (init key, NULL IV; "
+        t.re = tls12_ctx(g_rc[ai], 1, key, iv, -1);
+    t.pd = tls12_ctx(g_tc[ai], 0, key, iv, 4);
+    t.rd = tls12_ctx(g_rc[ai], 0, key, iv, 4);
+    if (!chk(t.pe != NULL && t.pd != NULL, "%s: provider context setup (init key, NULL IV; "
              "SET_IV_FIXED) failed; repro: --seed %" PRIu64 " --only tls12 --case %" PRIu64,
              ctxs, g_o.seed, cidx)
-        || !chk(rd != NULL && (mode != 0 || re != NULL), "%s: default setup failed", ctxs))
+        || !chk(t.rd != NULL && (mode != 0 || t.re != NULL), "%s: default setup failed",
+                ctxs))
         goto out;
     take_errors();
 
@@ -2109,12 +2129,12 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
         snprintf(where, sizeof(where),
                  "%s record %zu (payload %zu); repro: --seed %" PRIu64
                  " --only tls12 --case %" PRIu64, ctxs, i, plen, g_o.seed, cidx);
-        cpt_rng_fill(&r, pl, plen);
+        cpt_rng_fill(&r, t.pl, plen);
         /* seal on the provider */
-        cpt_rng_fill(&r, prec, reclen); /* garbage in nonce and tag space */
-        memcpy(prec + TLS_EXPL, pl, plen);
+        cpt_rng_fill(&r, t.prec, reclen); /* garbage in nonce and tag space */
+        memcpy(t.prec + TLS_EXPL, t.pl, plen);
         ERR_clear_error();
-        po = tls12_record(pe, i, type, prec, reclen, plen + TLS_EXPL, &ppad);
+        po = tls12_record(t.pe, i, type, t.prec, reclen, plen + TLS_EXPL, &ppad);
         if (!chk(po == (int)reclen && ppad == TLS_TAG && ERR_peek_error() == 0,
                  "seal: TLS1_AAD returned %d, %s (expected outl %zu)%s: %s", ppad,
                  tls_res(po), reclen, ERR_peek_error() ? ", error queue not empty" : "",
@@ -2126,19 +2146,19 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
         if (mode == 1 && i == 0) {
             /* the provider chose the explicit nonce: continue from it on default */
             memcpy(riv, iv, 4);
-            memcpy(riv + 4, prec, 8);
-            re = tls12_ctx(g_rc[ai], 1, key, riv, -1);
-            if (!chk(re != NULL, "default setup failed: %s", where))
+            memcpy(riv + 4, t.prec, 8);
+            t.re = tls12_ctx(g_rc[ai], 1, key, riv, -1);
+            if (!chk(t.re != NULL, "default setup failed: %s", where))
                 break;
         }
         /* the same record on default */
-        memset(rrec, 0, reclen);
-        memcpy(rrec + TLS_EXPL, pl, plen);
-        ro = tls12_record(re, i, type, rrec, reclen, plen + TLS_EXPL, &rpad);
+        memset(t.rrec, 0, reclen);
+        memcpy(t.rrec + TLS_EXPL, t.pl, plen);
+        ro = tls12_record(t.re, i, type, t.rrec, reclen, plen + TLS_EXPL, &rpad);
         if (!chk(ro == (int)reclen, "default seal failed (%s): %s", tls_res(ro), where))
             break;
         {
-            long at = first_diff(prec, rrec, reclen);
+            long at = first_diff(t.prec, t.rrec, reclen);
 
             if (!chk(at < 0, "sealed record differs from default at byte %ld (%s): %s",
                      at, at < 0 ? "" : at < TLS_EXPL ? "explicit nonce" :
@@ -2154,16 +2174,16 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
             uint64_t tseq = tmode == 1 ? i ^ (1ULL << cpt_rng_below(&r, 64)) : i;
             int ttype = tmode == 2 ? type ^ 1 : type;
 
-            memcpy(tmp, rrec, reclen);
+            memcpy(t.tmp, t.rrec, reclen);
             if (tmode == 0)
-                tmp[tpos] ^= tbit;
+                t.tmp[tpos] ^= tbit;
             ERR_clear_error();
-            po = tls12_record(pd, tseq, ttype, tmp, reclen, reclen, &tpad);
+            po = tls12_record(t.pd, tseq, ttype, t.tmp, reclen, reclen, &tpad);
             pe_err = take_errors();
-            memcpy(tmp, rrec, reclen);
+            memcpy(t.tmp, t.rrec, reclen);
             if (tmode == 0)
-                tmp[tpos] ^= tbit;
-            ro = tls12_record(rd, tseq, ttype, tmp, reclen, reclen, &tpad);
+                t.tmp[tpos] ^= tbit;
+            ro = tls12_record(t.rd, tseq, ttype, t.tmp, reclen, reclen, &tpad);
             re_err = take_errors();
             if (chk(po == -2 && ro == -2, "open of a tampered record (%s) returned %s "
                     "(default: %s), expected the update to fail: %s",
@@ -2174,39 +2194,29 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
         }
 
         /* provider opens default's record, default opens the provider's */
-        memcpy(tmp, rrec, reclen);
+        memcpy(t.tmp, t.rrec, reclen);
         ERR_clear_error();
-        po = tls12_record(pd, i, type, tmp, reclen, reclen, &ppad);
+        po = tls12_record(t.pd, i, type, t.tmp, reclen, reclen, &ppad);
         if (chk(po == (int)plen && ppad == TLS_TAG && ERR_peek_error() == 0,
                 "open of default's record: TLS1_AAD returned %d, %s (expected outl "
                 "%zu)%s: %s", ppad, tls_res(po), plen,
                 ERR_peek_error() ? ", error queue not empty" : "", where))
-            chk(first_diff(tmp + TLS_EXPL, pl, plen) < 0,
+            chk(first_diff(t.tmp + TLS_EXPL, t.pl, plen) < 0,
                 "open of default's record: plaintext differs at byte %ld: %s",
-                first_diff(tmp + TLS_EXPL, pl, plen), where);
+                first_diff(t.tmp + TLS_EXPL, t.pl, plen), where);
         else
             bad++;
         take_errors();
-        memcpy(tmp, prec, reclen);
-        ro = tls12_record(rd, i, type, tmp, reclen, reclen, &rpad);
+        memcpy(t.tmp, t.prec, reclen);
+        ro = tls12_record(t.rd, i, type, t.tmp, reclen, reclen, &rpad);
         if (chk(ro == (int)plen, "default cannot open the provider's record (%s): %s",
                 tls_res(ro), where))
-            chk(first_diff(tmp + TLS_EXPL, pl, plen) < 0,
+            chk(first_diff(t.tmp + TLS_EXPL, t.pl, plen) < 0,
                 "default opens the provider's record to a different plaintext: %s", where);
         take_errors();
     }
-    if (bad >= 3)
-        cpt_fail_line("%s: stopped this connection after 3 failed records", ctxs);
 out:
-    take_errors();
-    EVP_CIPHER_CTX_free(pe);
-    EVP_CIPHER_CTX_free(re);
-    EVP_CIPHER_CTX_free(pd);
-    EVP_CIPHER_CTX_free(rd);
-    free(prec);
-    free(rrec);
-    free(tmp);
-    free(pl);
+    tls_conn_end(&t, bad, ctxs);
 }
 
 static void test_tls12(void)
@@ -2277,14 +2287,12 @@ static void tls13_run(int ai, uint64_t cidx, size_t nrec)
 {
     cpt_rng r;
     unsigned char key[32], siv[12];
-    EVP_CIPHER_CTX *pe = EVP_CIPHER_CTX_new(), *re = EVP_CIPHER_CTX_new();
-    EVP_CIPHER_CTX *pd = EVP_CIPHER_CTX_new(), *rd = EVP_CIPHER_CTX_new();
-    unsigned char *prec = xmalloc(16385 + 64), *rrec = xmalloc(16385 + 64);
-    unsigned char *tmp = xmalloc(16385 + 64), *pl = xmalloc(16385 + 64);
+    tls_conn t;
     unsigned long bad = 0;
     uint64_t seq = 0;
     int epoch = 0;
 
+    tls_conn_new(&t, 16385 + 64, 1);
     cpt_rng_seed(&r, case_seed(ST_TLS13, cidx), 4);
     for (size_t i = 0; i < nrec && bad < 3; i++, seq++) {
         size_t n = pick_record_len(&r) + 1; /* + content type byte */
@@ -2297,11 +2305,13 @@ static void tls13_run(int ai, uint64_t cidx, size_t nrec)
             seq = 0;
             cpt_rng_fill(&r, key, sizeof(key));
             cpt_rng_fill(&r, siv, sizeof(siv));
-            if (!chk(tls13_setup(pe, g_tc[ai], 1, key) && tls13_setup(pd, g_tc[ai], 0, key),
+            if (!chk(tls13_setup(t.pe, g_tc[ai], 1, key)
+                         && tls13_setup(t.pd, g_tc[ai], 0, key),
                      "%s: provider setup (init cipher, SET_IVLEN 12, init key) failed; "
                      "repro: --seed %" PRIu64 " --only tls13 --case %" PRIu64,
                      g_alg[ai], g_o.seed, cidx)
-                || !chk(tls13_setup(re, g_rc[ai], 1, key) && tls13_setup(rd, g_rc[ai], 0, key),
+                || !chk(tls13_setup(t.re, g_rc[ai], 1, key)
+                            && tls13_setup(t.rd, g_rc[ai], 0, key),
                         "%s: default setup failed", g_alg[ai]))
                 break;
             take_errors();
@@ -2309,14 +2319,14 @@ static void tls13_run(int ai, uint64_t cidx, size_t nrec)
         snprintf(where, sizeof(where),
                  "%s key epoch %d record %" PRIu64 " (%zu bytes); repro: --seed %" PRIu64
                  " --only tls13 --case %" PRIu64, g_alg[ai], epoch, seq, n, g_o.seed, cidx);
-        cpt_rng_fill(&r, pl, n);
-        memcpy(prec, pl, n);
-        memcpy(rrec, pl, n);
-        memset(prec + n, 0xEE, TLS_TAG);
-        memset(rrec + n, 0x11, TLS_TAG);
+        cpt_rng_fill(&r, t.pl, n);
+        memcpy(t.prec, t.pl, n);
+        memcpy(t.rrec, t.pl, n);
+        memset(t.prec + n, 0xEE, TLS_TAG);
+        memset(t.rrec + n, 0x11, TLS_TAG);
         ERR_clear_error();
-        pr = tls13_record(pe, 1, siv, seq, prec, n);
-        rr = tls13_record(re, 1, siv, seq, rrec, n);
+        pr = tls13_record(t.pe, 1, siv, seq, t.prec, n);
+        rr = tls13_record(t.re, 1, siv, seq, t.rrec, n);
         if (!chk(rr == 0, "default seal failed at %s: %s", tls13_steps[rr], where))
             break;
         if (!chk(pr == 0, "provider seal failed at %s: %s", tls13_steps[pr], where)) {
@@ -2325,7 +2335,7 @@ static void tls13_run(int ai, uint64_t cidx, size_t nrec)
             continue;
         }
         {
-            long at = first_diff(prec, rrec, n + TLS_TAG);
+            long at = first_diff(t.prec, t.rrec, n + TLS_TAG);
 
             if (!chk(at < 0, "sealed record differs from default at byte %ld (%s): %s",
                      at, at < (long)n ? "ciphertext" : "tag", where))
@@ -2334,47 +2344,38 @@ static void tls13_run(int ai, uint64_t cidx, size_t nrec)
         if (cpt_rng_pct(&r, 10)) {
             int perr, rerr, tr;
 
-            memcpy(tmp, rrec, n + TLS_TAG);
-            tmp[cpt_rng_below(&r, n + TLS_TAG)] ^= (unsigned char)(1u << cpt_rng_below(&r, 8));
+            memcpy(t.tmp, t.rrec, n + TLS_TAG);
+            t.tmp[cpt_rng_below(&r, n + TLS_TAG)] ^=
+                (unsigned char)(1u << cpt_rng_below(&r, 8));
             ERR_clear_error();
-            tr = tls13_record(pd, 0, siv, seq, tmp, n);
+            tr = tls13_record(t.pd, 0, siv, seq, t.tmp, n);
             perr = take_errors();
-            memcpy(tmp, rrec, n + TLS_TAG);
-            tmp[n] ^= 1;
-            (void)tls13_record(rd, 0, siv, seq, tmp, n);
+            memcpy(t.tmp, t.rrec, n + TLS_TAG);
+            t.tmp[n] ^= 1;
+            (void)tls13_record(t.rd, 0, siv, seq, t.tmp, n);
             rerr = take_errors();
             if (chk(tr == 5, "open of a tampered record: %s, expected final to fail: %s",
                     tls13_steps[tr], where))
                 need_error(perr, rerr, "TLS 1.3 open of a tampered record", where);
         }
-        memcpy(tmp, rrec, n + TLS_TAG);
+        memcpy(t.tmp, t.rrec, n + TLS_TAG);
         ERR_clear_error();
-        pr = tls13_record(pd, 0, siv, seq, tmp, n);
+        pr = tls13_record(t.pd, 0, siv, seq, t.tmp, n);
         if (chk(pr == 0 && ERR_peek_error() == 0,
                 "provider cannot open default's record (%s%s): %s", tls13_steps[pr],
                 ERR_peek_error() ? ", error queue not empty" : "", where))
-            chk(first_diff(tmp, pl, n) < 0,
+            chk(first_diff(t.tmp, t.pl, n) < 0,
                 "provider opens default's record to a different plaintext: %s", where);
         else
             bad++;
         take_errors();
-        memcpy(tmp, prec, n + TLS_TAG);
-        rr = tls13_record(rd, 0, siv, seq, tmp, n);
-        chk(rr == 0 && first_diff(tmp, pl, n) < 0,
+        memcpy(t.tmp, t.prec, n + TLS_TAG);
+        rr = tls13_record(t.rd, 0, siv, seq, t.tmp, n);
+        chk(rr == 0 && first_diff(t.tmp, t.pl, n) < 0,
             "default cannot open the provider's record (%s): %s", tls13_steps[rr], where);
         take_errors();
     }
-    if (bad >= 3)
-        cpt_fail_line("%s: stopped this connection after 3 failed records", g_alg[ai]);
-    take_errors();
-    EVP_CIPHER_CTX_free(pe);
-    EVP_CIPHER_CTX_free(re);
-    EVP_CIPHER_CTX_free(pd);
-    EVP_CIPHER_CTX_free(rd);
-    free(prec);
-    free(rrec);
-    free(tmp);
-    free(pl);
+    tls_conn_end(&t, bad, g_alg[ai]);
 }
 
 static void test_tls13(void)
@@ -2539,21 +2540,17 @@ out:
     free(ct2);
 }
 
+static void dup_both(const gcase *c, void *unused)
+{
+    (void)unused;
+    g_used[c->ai] = 1;
+    dup_case(c, 1);
+    dup_case(c, 0);
+}
+
 static void test_dup(void)
 {
-    uint64_t n = g_iters / 3 + 1;
-
-    for (uint64_t i = 0; i < n; i++) {
-        gcase c;
-
-        if (!case_selected(i))
-            continue;
-        gen_case(&c, ST_DUP, i, g_maxlen < 65536 ? g_maxlen : 65536);
-        g_used[c.ai] = 1;
-        dup_case(&c, 1);
-        dup_case(&c, 0);
-        free_case(&c);
-    }
+    run_cases(ST_DUP, g_iters / 3 + 1, 65536, dup_both, NULL);
 }
 
 /* ================================================================== */
@@ -2585,52 +2582,26 @@ static int async_task(void *arg)
 {
     atask *t = arg;
     const gcase *c = &t->c;
-    msg m;
 
     t->in_job = ASYNC_get_current_job() != NULL;
     memset(t->ptag, 0xEE, sizeof(t->ptag));
     if (!t->in_job)
         return t->stage = AS_NOJOB;
     /* provider encrypts */
-    msg_from_case(&m, c, g_tc[c->ai], 1);
-    if (c->inplace_e) {
-        if (c->len)
-            memcpy(t->pct.p, c->pt, c->len);
-        m.in = t->pct.p;
-    } else {
-        m.in = c->pt;
-    }
-    m.out = t->pct.p;
-    m.len = c->len;
-    m.tag = t->ptag;
-    m.taglen = c->etaglen;
-    if (!run_msg(&m, c->plan_e, t->pl, &t->res))
+    if (!prov_encrypt(c, &t->pct, t->ptag, t->pl, &t->res))
         return t->stage = AS_ENC;
     if (first_diff(t->pct.p, t->rct, c->len) >= 0
         || first_diff(t->ptag, t->rtag, c->etaglen) >= 0 || !obuf_canary_ok(&t->pct))
         return t->stage = AS_ENC_CMP;
     /* provider decrypts default's ciphertext */
-    msg_from_case(&m, c, g_tc[c->ai], 0);
-    if (c->inplace_d) {
-        if (c->len)
-            memcpy(t->pdec.p, t->rct, c->len);
-        m.in = t->pdec.p;
-    } else {
-        m.in = t->rct;
-    }
-    m.out = t->pdec.p;
-    m.len = c->len;
-    m.tag = t->rtag;
-    m.taglen = c->dtaglen;
-    if (!run_msg(&m, c->plan_d, t->pl, &t->res))
+    if (!prov_decrypt(c, t->rct, t->rtag, c->inplace_d, &t->pdec, t->pl, &t->res))
         return t->stage = AS_DEC;
     if (first_diff(t->pdec.p, c->pt, c->len) >= 0 || !obuf_canary_ok(&t->pdec))
         return t->stage = AS_DEC_CMP;
     /* a tampered tag must fail in final, also asynchronously */
     if (t->badtag != NULL) {
-        m.in = t->rct;
-        m.tag = t->badtag;
-        if (run_msg(&m, c->plan_d, t->pl, &t->res) || t->res.kind != K_FINAL)
+        if (prov_decrypt(c, t->rct, t->badtag, 0, &t->pdec, t->pl, &t->res)
+            || t->res.kind != K_FINAL)
             return t->stage = AS_TAMPER;
     }
     return t->stage = AS_OK;
@@ -2894,12 +2865,7 @@ static void test_stats(void)
 /* main                                                                */
 /* ================================================================== */
 
-typedef struct {
-    const char *name;
-    void (*fn)(void);
-} subtest;
-
-static const subtest g_subtests[] = {
+static const cpt_named_test g_subtests[] = {
     { "params", test_params },
     { "negative", test_negative },
     { "kat", test_kat },
@@ -2935,6 +2901,17 @@ static int load_ciphers(void)
     return ok;
 }
 
+/* argv[*i] is `name` followed by a number >= min: *v, and *i moves past it. */
+static int num_opt(int argc, char **argv, int *i, const char *name, uint64_t min,
+                   uint64_t *v)
+{
+    if (strcmp(argv[*i], name) != 0 || *i + 1 >= argc
+        || !cpt_parse_u64(argv[*i + 1], v) || *v < min)
+        return 0;
+    (*i)++;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     double t0 = cpt_now();
@@ -2951,26 +2928,16 @@ int main(int argc, char **argv)
             return 2;
         if (r > 0)
             continue;
-        if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc
-            && cpt_parse_u64(argv[i + 1], &v)) {
+        if (num_opt(argc, argv, &i, "--iters", 0, &v)) {
             g_iters = v;
-            i++;
-        } else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc
-                   && cpt_parse_u64(argv[i + 1], &v) && v > 0) {
+        } else if (num_opt(argc, argv, &i, "--jobs", 1, &v)) {
             g_jobs = (size_t)v;
-            i++;
-        } else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc
-                   && cpt_parse_u64(argv[i + 1], &v)) {
+        } else if (num_opt(argc, argv, &i, "--case", 0, &v)) {
             g_case = (long long)v;
-            i++;
-        } else if (strcmp(argv[i], "--max-len") == 0 && i + 1 < argc
-                   && cpt_parse_u64(argv[i + 1], &v)) {
+        } else if (num_opt(argc, argv, &i, "--max-len", 0, &v)) {
             g_maxlen = (size_t)v;
-            i++;
-        } else if (strcmp(argv[i], "--max-fail-lines") == 0 && i + 1 < argc
-                   && cpt_parse_u64(argv[i + 1], &v)) {
+        } else if (num_opt(argc, argv, &i, "--max-fail-lines", 0, &v)) {
             g_fail_cap = (unsigned long)v;
-            i++;
         } else if (strcmp(argv[i], "--no-aad") == 0) {
             g_no_aad = 1;
         } else if (strcmp(argv[i], "--expect-async") == 0) {
