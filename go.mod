@@ -3,6 +3,8 @@ module cptprov
 go 1.26.0
 
 require (
+	filippo.io/bigmod v0.1.0
+	filippo.io/nistec v0.0.4
 	github.com/mattn/go-pointer v0.0.1
 	golang.org/x/sys v0.50.0
 )

@@ -21,6 +21,48 @@ const (
 	MinorNone = 0x00
 )
 
+// Major opcodes of the asymmetric engines (GroupAE). Like the real device's,
+// they are raw operations with their operands inline at DPtr, as
+// concatenated fixed-length big-endian fields; padding, encodings, hashing
+// and nonces are the driver's business.
+//
+//	MajorModExp, MinorModExpPlain: Param1 = L (modulus bytes), Param2 = E (exponent bytes)
+//	    DPtr: m(L) || e(E) || base(L)                   RPtr: base^e mod m (L)
+//	MajorModExp, MinorModExpCRT:  Param1 = L (modulus bytes), Param2 = P (prime bytes)
+//	    DPtr: p(P) || q(P) || dP(P) || dQ(P) || qInv(P) || c(L)
+//	                                                     RPtr: c^d mod pq (L)
+//	MajorECC, MinorECCFixed:  Param1 = curve (Curve*), B = its byte length
+//	    DPtr: k(B)                                       RPtr: k·G, 04||X||Y (1+2B); X25519: u (32)
+//	MajorECC, MinorECCVar:    DPtr: k(B) || point(1+2B)  RPtr: k·P (1+2B); X25519: k(32)||u(32) -> u (32)
+//	MajorECC, MinorECCShared: DPtr: k(B) || point(1+2B)  RPtr: x of k·P (B)
+//	MajorECDSA, MinorECDSASign:   Param1 = curve, Param2 = H (hash bytes)
+//	    DPtr: d(B) || k(B) || hash(H)                    RPtr: r(B) || s(B)
+//	MajorECDSA, MinorECDSAVerify: DPtr: pub(1+2B) || r(B) || s(B) || hash(H)
+//	                                                     verdict in UCCode (UCVerifyFail)
+const (
+	MajorModExp = 0x03
+	MajorECC    = 0x04
+	MajorECDSA  = 0x05
+
+	MinorModExpPlain = 0x01
+	MinorModExpCRT   = 0x02
+	MinorECCFixed    = 0x01
+	MinorECCVar      = 0x02
+	MinorECCShared   = 0x03
+	MinorECDSASign   = 0x01
+	MinorECDSAVerify = 0x02
+)
+
+// Curves carried in Param1 of MajorECC and MajorECDSA instructions.
+const (
+	CurveP192   uint16 = 1
+	CurveP224   uint16 = 2
+	CurveP256   uint16 = 3
+	CurveP384   uint16 = 4
+	CurveP521   uint16 = 5
+	CurveX25519 uint16 = 6
+)
+
 // Op builds a 16-bit opcode from its major and minor parts.
 func Op(major, minor uint8) uint16 { return uint16(major)<<8 | uint16(minor) }
 
@@ -82,6 +124,9 @@ const (
 	UCBadKey     uint8 = 3 // key length not supported
 	UCBadLength  uint8 = 4 // message too long for the mode
 	UCBadContext uint8 = 5 // context not initialised
+	UCBadPoint   uint8 = 6 // point not on the curve, or a scalar out of range
+	UCVerifyFail uint8 = 7 // signature does not verify
+	UCZeroResult uint8 = 8 // point at infinity, all-zero X25519 output, or r or s zero: draw again
 )
 
 // Result is the 16-byte completion record the device writes.

@@ -41,6 +41,12 @@ const (
 	AlgAES256GCM = 3
 )
 
+// Counter slots of the asymmetric algorithms (Env.algCounters), after the
+// ciphers' ids.
+const (
+	algX25519 = 32 + iota
+)
+
 // maxAlg bounds the algorithm ids (CPT_ALG_*).
 const maxAlg = 64
 

@@ -17,14 +17,38 @@ import (
 // Env is what operations need from the process: the device queue, the key
 // cache of the device, counters.
 type Env struct {
-	SE       *cptdrv.Queue
+	SE       *cptdrv.Queue // symmetric engines
+	AE       *cptdrv.Queue // asymmetric engines
 	Counters *stats.Counters
 	// Forget drops a key from the device's expanded-key cache.
 	Forget func(keyID uint64)
 
-	keyIDs atomic.Uint64
-	pidTag uint64
-	algs   [maxAlg]atomic.Pointer[stats.Alg]
+	keyIDs  atomic.Uint64
+	pidTag  uint64
+	algs    [maxAlg]atomic.Pointer[stats.Alg]
+	scratch chan []byte
+}
+
+// Operand memory for instructions whose operands are not already in C
+// memory: slots of a DMA region, so that the device never gets the address
+// of Go memory (which the garbage collector may move or free).
+const (
+	scratchSlot  = 256
+	scratchSlots = 64
+)
+
+// getScratch returns a zeroed slot, waiting if all are in use.
+func (e *Env) getScratch() []byte {
+	if e.scratch == nil {
+		panic("dispatch: Env without operand memory")
+	}
+	return <-e.scratch
+}
+
+// putScratch wipes a slot and returns it.
+func (e *Env) putScratch(b []byte) {
+	clear(b)
+	e.scratch <- b
 }
 
 // algCounters returns the counters of algorithm id without a map lookup on
@@ -40,8 +64,15 @@ func (e *Env) algCounters(id int, name string) *stats.Alg {
 
 // NewEnv builds an Env; pid makes the key IDs of this process distinct from
 // those of contexts inherited across fork().
-func NewEnv(se *cptdrv.Queue, c *stats.Counters, forget func(uint64), pid int) *Env {
-	return &Env{SE: se, Counters: c, Forget: forget, pidTag: uint64(uint32(pid)) << 32}
+func NewEnv(se, ae *cptdrv.Queue, c *stats.Counters, forget func(uint64), pid int) *Env {
+	e := &Env{SE: se, AE: ae, Counters: c, Forget: forget, pidTag: uint64(uint32(pid)) << 32}
+	if mem, err := cptdrv.AllocDMA(scratchSlot * scratchSlots); err == nil {
+		e.scratch = make(chan []byte, scratchSlots)
+		for i := 0; i < scratchSlots; i++ {
+			e.scratch <- mem.Bytes()[i*scratchSlot : (i+1)*scratchSlot : (i+1)*scratchSlot]
+		}
+	}
+	return e
 }
 
 func (e *Env) newKeyID() uint64 { return e.pidTag | e.keyIDs.Add(1)&0xffffffff }
@@ -66,6 +97,10 @@ func deviceError(res cptdrv.Result, err error) *Error {
 		return errorf(ReasonDeviceError, "device completion code %#x", res.CompCode)
 	case res.UCCode == cptdrv.UCAuthFail:
 		return errorf(ReasonAuthFailed, "tag verification failed")
+	case res.UCCode == cptdrv.UCBadPoint:
+		return errorf(ReasonInvalidKey, "invalid key: point not on the curve or scalar out of range")
+	case res.UCCode == cptdrv.UCZeroResult:
+		return errorf(ReasonInvalidKey, "invalid peer key: the shared secret would be zero")
 	case res.UCCode != cptdrv.UCSuccess:
 		return errorf(ReasonDeviceError, "device engine code %#x", res.UCCode)
 	}

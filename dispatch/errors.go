@@ -25,6 +25,7 @@ const (
 	ReasonAuthFailed
 	ReasonTooManyRecords
 	ReasonTimeout
+	ReasonInvalidKey
 )
 
 // Error is an operation failure with the reason OpenSSL will show.

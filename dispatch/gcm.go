@@ -223,7 +223,7 @@ func (a after) finish(res cptdrv.Result) (int, *Error) {
 }
 
 // complete accounts for a completion and applies a.
-func complete(alg *stats.Alg, res cptdrv.Result, err error, a after) (int, *Error) {
+func complete[F finisher](alg *stats.Alg, res cptdrv.Result, err error, a F) (int, *Error) {
 	if e := deviceError(res, err); e != nil {
 		alg.Errors.Add(1)
 		if res.CompCode == cptdrv.CompGood {
@@ -239,21 +239,28 @@ func complete(alg *stats.Alg, res cptdrv.Result, err error, a after) (int, *Erro
 	return n, e
 }
 
-// run executes inst synchronously or, with a waiter, asynchronously; a says
-// what to make of the result in both cases once the device is done.
-func run(env *Env, alg *stats.Alg, inst *cptdrv.Instruction, w Waiter, a after) (int, bool, *Error) {
+// finisher turns a successful completion into the operation's outcome.
+type finisher interface {
+	finish(cptdrv.Result) (int, *Error)
+}
+
+// finishFunc is a finisher for operations where a closure's allocation does
+// not matter (asymmetric ones); the hot AEAD path uses after, a value.
+type finishFunc func(cptdrv.Result) (int, *Error)
+
+func (f finishFunc) finish(res cptdrv.Result) (int, *Error) { return f(res) }
+
+// run executes inst on q synchronously or, with a waiter, asynchronously; a
+// says what to make of the result in both cases once the device is done.
+func run[F finisher](q *cptdrv.Queue, alg *stats.Alg, inst *cptdrv.Instruction, w Waiter, a F) (int, bool, *Error) {
 	alg.Ops.Add(1)
 	alg.Bytes.Add(uint64(inst.DLen))
 	if w == nil {
-		res, err := env.SE.Do(inst)
+		res, err := q.Do(inst)
 		n, e := complete(alg, res, err, a)
 		return n, false, e
 	}
-	return runAsync(env, alg, inst, w, a)
-}
-
-func runAsync(env *Env, alg *stats.Alg, inst *cptdrv.Instruction, w Waiter, a after) (int, bool, *Error) {
-	err := env.SE.Submit(inst, func(res cptdrv.Result) {
+	err := q.Submit(inst, func(res cptdrv.Result) {
 		// Runs on an engine goroutine: a panic here must still complete
 		// the waiter, and must not reach the engine.
 		defer func() {
@@ -301,7 +308,7 @@ func (g gcm) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int
 		}
 		inst := c.instruction(cptdrv.FlagAAD)
 		inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
-		return run(env, alg, &inst, w, after{})
+		return run(env.SE, alg, &inst, w, after{})
 	}
 	if uint64(inl) > 1<<32-1 {
 		return 0, false, errorf(ReasonOperationFailed, "update of %d bytes is too large", inl)
@@ -310,7 +317,7 @@ func (g gcm) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int
 	c.dataSeen = true
 	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
 	inst.RPtr, inst.RLen = uintptr(out), uint32(inl)
-	return run(env, alg, &inst, w, after{kind: afterData, ctx: c})
+	return run(env.SE, alg, &inst, w, after{kind: afterData, ctx: c})
 }
 
 func (g gcm) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, w Waiter) (int, bool, *Error) {
@@ -333,7 +340,7 @@ func (g gcm) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int,
 		return n, false, err
 	}
 	inst := c.instruction(cptdrv.FlagFinal)
-	return run(env, g.counters(env), &inst, w, after{kind: afterFinal, ctx: c})
+	return run(env.SE, g.counters(env), &inst, w, after{kind: afterFinal, ctx: c})
 }
 
 // tlsRecord seals or opens one TLS 1.2 record in place:
@@ -377,7 +384,7 @@ func (g gcm) tlsRecord(env *Env, c *gcmCtx, out unsafe.Pointer, outsize int, in 
 	p := uintptr(in) + tlsExplicitIVLen
 	inst.DPtr, inst.DLen = p, uint32(payload)
 	inst.RPtr, inst.RLen = p, uint32(payload+gcmTagLen)
-	return run(env, g.counters(env), &inst, w, after{kind: afterTLS, enc: c.enc, n: inl, n2: payload})
+	return run(env.SE, g.counters(env), &inst, w, after{kind: afterTLS, enc: c.enc, n: inl, n2: payload})
 }
 
 // equalKeys compares two keys of the same length (a multiple of 8) in time

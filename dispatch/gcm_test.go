@@ -15,13 +15,17 @@ import (
 )
 
 func testEnv(t testing.TB) *Env {
-	dev := simulator.New(simulator.Config{SEEngines: 2})
-	q, err := cptdrv.NewQueue(dev, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: 64, Timeout: 5 * time.Second})
+	dev := simulator.New(simulator.Config{SEEngines: 2, AEEngines: 2})
+	se, err := cptdrv.NewQueue(dev, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: 64, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { q.Close(); dev.Close() })
-	return NewEnv(q, stats.New(), dev.Forget, 1)
+	ae, err := cptdrv.NewQueue(dev, cptdrv.QueueConfig{Group: cptdrv.GroupAE, Depth: 64, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { se.Close(); ae.Close(); dev.Close() })
+	return NewEnv(se, ae, stats.New(), dev.Forget, 1)
 }
 
 // dma returns n bytes outside the Go heap, like the C memory the provider

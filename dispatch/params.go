@@ -191,3 +191,16 @@ func (p *Param) SetOctets(v []byte) bool {
 	}
 	return false
 }
+
+// UTF8 returns the value of a UTF8_STRING parameter (without the NUL that
+// some callers count in the size).
+func (p *Param) UTF8() (string, bool) {
+	if p.DataType != TypeUTF8 || p.Data == nil {
+		return "", false
+	}
+	b := p.bytes()
+	for len(b) > 0 && b[len(b)-1] == 0 {
+		b = b[:len(b)-1]
+	}
+	return string(b), true
+}

@@ -132,20 +132,20 @@ static int cptprov_cipher_dinit(void *vctx, const unsigned char *key, size_t key
  * Finishes a call that may have gone asynchronous: rc is what Go returned,
  * n the job's notifier (NULL outside a job).
  */
-static int finish(struct cptprov_cipher_ctx *c, int rc, struct cpt_notifier *n,
-    size_t *outl, const struct cpt_status *st, const char *func)
+int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
+    const struct cpt_status *st, const char *func)
 {
     if (rc == CPT_PENDING) {
         rc = cptprov_async_wait(n);
-        if (rc == CPT_OK)
+        if (rc == CPT_OK && outl != NULL)
             *outl = n->outl;
-        else
-            cptprov_raise_status(c->prov, &n->st, func);
+        else if (rc != CPT_OK)
+            cptprov_raise_status(p, &n->st, func);
         return rc == CPT_OK;
     }
     cptprov_async_abort(n);
     if (rc != CPT_OK) {
-        cptprov_raise_status(c->prov, st, func);
+        cptprov_raise_status(p, st, func);
         return 0;
     }
     return 1;
@@ -166,7 +166,7 @@ static int cptprov_cipher_update(void *vctx, unsigned char *out, size_t *outl,
     n = cptprov_async_begin();
     rc = api->cipher_update(c->alg->id, c->state, &c->pending, out, outl, outsize, (void *)in, inl,
         n, &st);
-    return finish(c, rc, n, outl, &st, "cipher_update");
+    return cptprov_finish(c->prov, rc, n, outl, &st, "cipher_update");
 }
 
 /*
@@ -207,7 +207,7 @@ static int cptprov_cipher_final(void *vctx, unsigned char *out, size_t *outl, si
         return 0;
     n = cptprov_async_begin();
     rc = api->cipher_final(c->alg->id, c->state, &c->pending, out, outl, outsize, n, &st);
-    return finish(c, rc, n, outl, &st, "cipher_final");
+    return cptprov_finish(c->prov, rc, n, outl, &st, "cipher_final");
 }
 
 /* EVP_Cipher(): for AEAD ciphers a NULL input means "final". */

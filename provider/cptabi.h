@@ -38,11 +38,28 @@
 #define CPT_R_AUTH_FAILED 15
 #define CPT_R_TOO_MANY_RECORDS 16
 #define CPT_R_TIMEOUT 17
+#define CPT_R_INVALID_KEY 18
 
 /* Cipher algorithm ids (dispatch.Alg*). */
 #define CPT_ALG_AES_128_GCM 1
 #define CPT_ALG_AES_192_GCM 2
 #define CPT_ALG_AES_256_GCM 3
+
+/* Key type ids (dispatch.Key*). */
+#define CPT_KEY_X25519 1
+
+/* The head of every key's state (dispatch.KeyHead), read by the C side. */
+struct cpt_key_head {
+    uint32_t has; /* CPT_KEY_HAS_* */
+    uint32_t type;
+};
+#define CPT_KEY_HAS_PUBLIC 1
+#define CPT_KEY_HAS_PRIVATE 2
+
+/* Bytes of Go-owned state in key objects and key-generation contexts. */
+#define CPT_KEY_STATE_SIZE 256
+/* Operand memory of a key-exchange context (dispatch.ScratchSize). */
+#define CPT_EXCH_SCRATCH_SIZE 256
 
 /* Bytes of Go-owned state in every cipher context (>= dispatch.MaxStateSize). */
 #define CPT_CIPHER_STATE_SIZE 1024

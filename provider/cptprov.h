@@ -38,6 +38,16 @@ struct cptgo_api {
         void *params, struct cpt_status *st);
     int (*cipher_dup)(int alg, void *state);
     void (*cipher_free)(int alg, void *state);
+    int (*key_import)(int kt, void *state, int selection, const void *params, struct cpt_status *st);
+    int (*key_export)(int kt, void *state, int selection, void *cb, void *cbarg, struct cpt_status *st);
+    int (*key_get_params)(int kt, void *state, void *params, struct cpt_status *st);
+    int (*key_set_params)(int kt, void *state, const void *params, struct cpt_status *st);
+    int (*key_match)(int kt, const void *a, const void *b, int selection);
+    int (*key_validate)(int kt, void *state, int selection);
+    int (*keygen_set_params)(int kt, void *gen, const void *params, struct cpt_status *st);
+    int (*keygen)(int kt, void *gen, void *state, struct cpt_notifier *n, struct cpt_status *st);
+    int (*derive)(int kt, void *key, void *peer, void *scratch, void *out, size_t *outl,
+        size_t outsize, struct cpt_notifier *n, struct cpt_status *st);
 };
 
 /* errors.c */
@@ -69,5 +79,26 @@ void cptprov_async_abort(struct cpt_notifier *n);
 
 /* cipher.c */
 extern const OSSL_ALGORITHM cptprov_ciphers[];
+
+/* keymgmt.c, exchange.c */
+extern const OSSL_ALGORITHM cptprov_keymgmts[];
+extern const OSSL_ALGORITHM cptprov_keyexchs[];
+int cptprov_tls_groups(OSSL_CALLBACK *cb, void *arg);
+
+/* A key object: C memory, state laid out by Go, reference counted. */
+struct cptprov_keytype;
+struct cptprov_key {
+    struct cptprov_ctx *prov;
+    const struct cptprov_keytype *kt;
+    atomic_int refs;
+    unsigned char state[CPT_KEY_STATE_SIZE] __attribute__((aligned(16)));
+};
+int cptprov_key_type_id(const struct cptprov_key *k);
+int cptprov_key_up_ref(struct cptprov_key *k);
+void cptprov_key_free(void *k);
+
+/* Finishing a call that may have gone asynchronous (cipher.c). */
+int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
+    const struct cpt_status *st, const char *func);
 
 #endif

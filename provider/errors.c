@@ -25,6 +25,7 @@ const OSSL_ITEM cptprov_reason_strings[] = {
     { CPT_R_AUTH_FAILED, "authentication failed" },
     { CPT_R_TOO_MANY_RECORDS, "too many records" },
     { CPT_R_TIMEOUT, "device timeout" },
+    { CPT_R_INVALID_KEY, "invalid key" },
     { 0, NULL }
 };
 

@@ -141,6 +141,15 @@ static int resolve(void *h)
     SYM(cipher_set_ctx_params, "cptgo_cipher_set_ctx_params");
     SYM(cipher_dup, "cptgo_cipher_dup");
     SYM(cipher_free, "cptgo_cipher_free");
+    SYM(key_import, "cptgo_key_import");
+    SYM(key_export, "cptgo_key_export");
+    SYM(key_get_params, "cptgo_key_get_params");
+    SYM(key_set_params, "cptgo_key_set_params");
+    SYM(key_match, "cptgo_key_match");
+    SYM(key_validate, "cptgo_key_validate");
+    SYM(keygen_set_params, "cptgo_keygen_set_params");
+    SYM(keygen, "cptgo_keygen");
+    SYM(derive, "cptgo_derive");
 #undef SYM
     if (go_api.abi_version() != CPT_ABI_VERSION) {
         snprintf(go_error, sizeof(go_error), "libcptgo.so speaks ABI %d, cptprov.so %d",

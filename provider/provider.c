@@ -55,8 +55,22 @@ static const OSSL_ALGORITHM *cptprov_query(void *provctx, int operation_id, int 
     switch (operation_id) {
     case OSSL_OP_CIPHER:
         return cptprov_ciphers;
+    case OSSL_OP_KEYMGMT:
+        return cptprov_keymgmts;
+    case OSSL_OP_KEYEXCH:
+        return cptprov_keyexchs;
     }
     return NULL;
+}
+
+/* Static tables only: libssl asks at SSL_CTX_new time, before any fork. */
+static int cptprov_get_capabilities(void *provctx, const char *capability, OSSL_CALLBACK *cb,
+    void *arg)
+{
+    (void)provctx;
+    if (OPENSSL_strcasecmp(capability, "TLS-GROUP") == 0)
+        return cptprov_tls_groups(cb, arg);
+    return 0;
 }
 
 static const OSSL_ITEM *cptprov_get_reason_strings(void *provctx)
@@ -83,6 +97,7 @@ static const OSSL_DISPATCH cptprov_dispatch[] = {
     { OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))cptprov_get_params },
     { OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))cptprov_query },
     { OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))cptprov_get_reason_strings },
+    { OSSL_FUNC_PROVIDER_GET_CAPABILITIES, (void (*)(void))cptprov_get_capabilities },
     { 0, NULL }
 };
 

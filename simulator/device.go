@@ -288,6 +288,17 @@ func (d *Device) run(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 			return cptdrv.CompBadInst, 0, 0
 		}
 		return d.flexiCrypto(inst)
+	case cptdrv.MajorModExp, cptdrv.MajorECC, cptdrv.MajorECDSA:
+		if inst.Group != cptdrv.GroupAE {
+			return cptdrv.CompBadInst, 0, 0
+		}
+		switch inst.Op >> 8 {
+		case cptdrv.MajorModExp:
+			return d.modExp(inst)
+		case cptdrv.MajorECC:
+			return d.ecc(inst)
+		}
+		return d.ecdsa(inst)
 	}
 	return cptdrv.CompBadInst, 0, 0
 }

@@ -1,8 +1,9 @@
 /*
  * Nothing OpenSSL calls at load or configuration time may start the Go
  * runtime (a runtime started before fork() is dead in the children). This
- * loads cptprov, fetches its ciphers, asks every static question (algorithm
- * parameters, parameter tables, provider parameters), creates and keys a
+ * loads cptprov, fetches its ciphers, key management and key exchange, asks
+ * every static question (algorithm parameters, parameter tables, provider
+ * parameters, TLS-GROUP capabilities), creates and keys a
  * context, and checks after each step that libcptgo.so is still not mapped
  * and the process still has one thread; then the first cipher operation must
  * map it.
@@ -56,6 +57,13 @@ static void expect_no_go(const char *step)
     }
 }
 
+static int count_group(const OSSL_PARAM params[], void *arg)
+{
+    (void)params;
+    (*(int *)arg)++;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     static const char *names[] = { "AES-128-GCM", "AES-192-GCM", "AES-256-GCM" };
@@ -95,6 +103,19 @@ int main(int argc, char **argv)
         EVP_CIPHER_settable_ctx_params(c[i]);
     }
     expect_no_go("query_operation, cipher get_params and parameter tables");
+    {
+        int groups = 0;
+        EVP_KEYMGMT *km = EVP_KEYMGMT_fetch(lc, "X25519", "provider=cptprov");
+        EVP_KEYEXCH *kx = EVP_KEYEXCH_fetch(lc, "X25519", "provider=cptprov");
+
+        if (!OSSL_PROVIDER_get_capabilities(prov, "TLS-GROUP", count_group, &groups) || groups == 0
+            || km == NULL || kx == NULL)
+            failed++;
+        EVP_KEYMGMT_gettable_params(km);
+        EVP_KEYMGMT_free(km);
+        EVP_KEYEXCH_free(kx);
+        expect_no_go("TLS-GROUP capabilities, key management and key exchange fetches");
+    }
     ctx = EVP_CIPHER_CTX_new();
     if (!EVP_EncryptInit_ex2(ctx, c[2], key, iv, NULL) || EVP_CIPHER_CTX_get_iv_length(ctx) != 12)
         failed++;

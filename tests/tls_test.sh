@@ -221,8 +221,18 @@ run_case() {
     if [ "$ends" != client ] && ! cpt_stats_wait "$STATS" "$srv_pid" "$alg" device 3; then
         errs+=("server stats: $(cpt_stats_show "$STATS" "$srv_pid")")
     fi
-    # A clean exchange has no failed operation at either end.
+    # The key exchange: x25519, OpenSSL 3.0's first group, generated and
+    # derived by cptprov at every cptprov end.
     local who p e
+    for who in server client; do
+        [ $who = server ] && p=$srv_pid || p=$cli_pid
+        [ -n "$p" ] || continue
+        [ "$ends" = both ] || [ "$ends" = $who ] || continue
+        if ! cpt_stats_wait "$STATS" "$p" X25519 device 3; then
+            errs+=("$who did no X25519 on the device: $(cpt_stats_show "$STATS" "$p")")
+        fi
+    done
+    # A clean exchange has no failed operation at either end.
     for who in server client; do
         [ $who = server ] && p=$srv_pid || p=$cli_pid
         [ -n "$p" ] || continue

@@ -7,9 +7,25 @@ package main
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/.. -O2 -Wall
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/core.h>
 #include "cptabi.h"
 
 static inline void cpt_notify(struct cpt_notifier *n) { cpt_notifier_complete(n); }
+
+static inline int cpt_call_export_cb(void *cb, OSSL_PARAM *params, void *arg)
+{
+    return ((OSSL_CALLBACK *)cb)(params, arg);
+}
+
+// Zeroing the libcrypto way without linking libcrypto into the Go half.
+static inline void OPENSSL_cleanse_wrapper(void *p, size_t n)
+{
+    volatile unsigned char *v = p;
+    while (n-- > 0)
+        *v++ = 0;
+}
 */
 import "C"
 
@@ -32,12 +48,15 @@ func main() {}
 var _ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
 var _ = [1]struct{}{}[C.sizeof_struct_cpt_aead_shadow-unsafe.Sizeof(dispatch.AEADShadow{})]
+var _ = [1]struct{}{}[C.CPT_R_INVALID_KEY-C.int(dispatch.ReasonInvalidKey)]
+var _ = [1]struct{}{}[C.CPT_KEY_X25519-C.int(dispatch.KeyX25519)]
+var _ = [1]struct{}{}[C.CPT_EXCH_SCRATCH_SIZE-dispatch.ScratchSize]
 var _ = [1]struct{}{}[unsafe.Offsetof(C.struct_cpt_aead_shadow{}.run_tag)-unsafe.Offsetof(dispatch.AEADShadow{}.RunTag)]
 
 // process is the device of this process and what operations need from it.
 type process struct {
 	dev      *simulator.Device
-	se       *cptdrv.Queue
+	se, ae   *cptdrv.Queue
 	env      *dispatch.Env
 	counters *stats.Counters
 	writer   *stats.Writer
@@ -104,8 +123,8 @@ func cptgo_start(cfg *C.struct_cpt_config, st *C.struct_cpt_status) (rc C.int) {
 	if proc != nil {
 		return C.CPT_OK
 	}
-	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE {
-		return result(st, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: "cipher state larger than the C side reserves"})
+	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE || dispatch.MaxKeyStateSize() > C.CPT_KEY_STATE_SIZE {
+		return result(st, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: "operation state larger than the C side reserves"})
 	}
 	p, err := startProcess(cfg)
 	if err != nil {
@@ -131,8 +150,14 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 		dev.Close()
 		return nil, err
 	}
-	p := &process{dev: dev, se: se, counters: stats.New()}
-	p.env = dispatch.NewEnv(se, p.counters, dev.Forget, os.Getpid())
+	ae, err := cptdrv.NewQueue(dev, cptdrv.QueueConfig{Group: cptdrv.GroupAE, Depth: int(cfg.ring_depth)})
+	if err != nil {
+		se.Close()
+		dev.Close()
+		return nil, err
+	}
+	p := &process{dev: dev, se: se, ae: ae, counters: stats.New()}
+	p.env = dispatch.NewEnv(se, ae, p.counters, dev.Forget, os.Getpid())
 	if cfg.stats_dir != nil {
 		p.writer = stats.NewWriter(C.GoString(cfg.stats_dir), p.snapshot)
 		p.writer.Start()
@@ -316,4 +341,156 @@ func cptgo_cipher_free(alg C.int, state unsafe.Pointer) {
 	if c, env, e := cipherOf(alg, nil, nil); e == nil {
 		c.Free(env, state)
 	}
+}
+
+// keyTypeOf finds the key type and the process environment for a call.
+func keyTypeOf(kt C.int) (dispatch.KeyType, *dispatch.Env, *dispatch.Error) {
+	k := dispatch.KeyTypeByID(int(kt))
+	if k == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: fmt.Sprintf("unknown key type %d", kt)}
+	}
+	p := proc
+	if p == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonDeviceUnavailable, Msg: "device not started"}
+	}
+	return k, p.env, nil
+}
+
+//export cptgo_key_import
+func cptgo_key_import(kt C.int, state unsafe.Pointer, selection C.int, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	k, env, e := keyTypeOf(kt)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, k.Import(env, state, int(selection), dispatch.ParamsAt(params)))
+}
+
+// cptgo_key_export hands the key's parameters to OpenSSL's callback, in an
+// OSSL_PARAM array built in C memory (C must not keep Go pointers) and wiped
+// afterwards: it may hold a private key.
+//
+//export cptgo_key_export
+func cptgo_key_export(kt C.int, state unsafe.Pointer, selection C.int, cb, cbarg unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	k, env, e := keyTypeOf(kt)
+	if e != nil {
+		return result(st, e)
+	}
+	params, e := k.Export(env, state, int(selection))
+	if e != nil {
+		return result(st, e)
+	}
+	size := (len(params) + 1) * int(C.sizeof_OSSL_PARAM)
+	for _, p := range params {
+		size += len(p.Name) + 1 + len(p.Data)
+	}
+	mem := C.calloc(1, C.size_t(size))
+	if mem == nil {
+		return result(st, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: "out of memory"})
+	}
+	defer func() {
+		C.OPENSSL_cleanse_wrapper(mem, C.size_t(size))
+		C.free(mem)
+	}()
+	buf := unsafe.Slice((*byte)(mem), size)
+	arr := unsafe.Slice((*C.OSSL_PARAM)(mem), len(params)+1)
+	off := (len(params) + 1) * int(C.sizeof_OSSL_PARAM)
+	for i, p := range params {
+		name := buf[off : off+len(p.Name)+1]
+		copy(name, p.Name)
+		off += len(name)
+		data := buf[off : off+len(p.Data)]
+		copy(data, p.Data)
+		if p.Type == dispatch.TypeUnsigned {
+			// Big-endian from Go, native (little-endian) order for OpenSSL.
+			for a, b := 0, len(data)-1; a < b; a, b = a+1, b-1 {
+				data[a], data[b] = data[b], data[a]
+			}
+		}
+		off += len(data)
+		arr[i].key = (*C.char)(unsafe.Pointer(&name[0]))
+		arr[i].data_type = C.uint(p.Type)
+		if len(data) > 0 {
+			arr[i].data = unsafe.Pointer(&data[0])
+		}
+		arr[i].data_size = C.size_t(len(data))
+		arr[i].return_size = ^C.size_t(0)
+	}
+	if C.cpt_call_export_cb(cb, &arr[0], cbarg) == 0 {
+		return C.CPT_ERR // the callback has raised its own error
+	}
+	return C.CPT_OK
+}
+
+//export cptgo_key_get_params
+func cptgo_key_get_params(kt C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	k, env, e := keyTypeOf(kt)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, k.GetParams(env, state, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_key_set_params
+func cptgo_key_set_params(kt C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	k, env, e := keyTypeOf(kt)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, k.SetParams(env, state, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_key_match
+func cptgo_key_match(kt C.int, a, b unsafe.Pointer, selection C.int) (rc C.int) {
+	defer guard(nil, &rc)
+	if k, _, e := keyTypeOf(kt); e == nil && k.Match(a, b, int(selection)) {
+		return 1
+	}
+	return 0
+}
+
+//export cptgo_key_validate
+func cptgo_key_validate(kt C.int, state unsafe.Pointer, selection C.int) (rc C.int) {
+	defer guard(nil, &rc)
+	if k, env, e := keyTypeOf(kt); e == nil && k.Validate(env, state, int(selection)) {
+		return 1
+	}
+	return 0
+}
+
+//export cptgo_keygen_set_params
+func cptgo_keygen_set_params(kt C.int, gen, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	k, env, e := keyTypeOf(kt)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, k.GenSetParams(env, gen, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_keygen
+func cptgo_keygen(kt C.int, gen, state unsafe.Pointer, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	maybePanic("keygen")
+	k, env, e := keyTypeOf(kt)
+	if e != nil {
+		return result(st, e)
+	}
+	async, e := k.Generate(env, gen, state, waiterOf(wn))
+	return pendingResult(nil, 0, async, st, e)
+}
+
+//export cptgo_derive
+func cptgo_derive(kt C.int, key, peer, scratch, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	maybePanic("derive")
+	k, env, e := keyTypeOf(kt)
+	if e != nil {
+		return result(st, e)
+	}
+	n, async, e := k.Derive(env, key, peer, scratch, out, int(outsize), waiterOf(wn))
+	return pendingResult(outl, n, async, st, e)
 }

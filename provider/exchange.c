@@ -1,0 +1,115 @@
+/*
+ * Key exchange: one generic skeleton over the key objects of keymgmt.c. The
+ * derivation runs on the device, asynchronously inside an ASYNC job.
+ */
+#include <string.h>
+#include <openssl/crypto.h>
+#include "cptprov.h"
+
+struct cptprov_exch {
+    struct cptprov_ctx *prov;
+    int kt; /* CPT_KEY_* this exchange works with */
+    struct cptprov_key *key, *peer;
+    /* Device operands (private key and peer point): wiped when freed. */
+    unsigned char scratch[CPT_EXCH_SCRATCH_SIZE] __attribute__((aligned(16)));
+};
+
+static void *exch_new(void *provctx, int kt)
+{
+    struct cptprov_exch *x = OPENSSL_zalloc(sizeof(*x));
+
+    if (x != NULL) {
+        x->prov = provctx;
+        x->kt = kt;
+    }
+    return x;
+}
+
+static void cptprov_exch_free(void *vx)
+{
+    struct cptprov_exch *x = vx;
+
+    if (x == NULL)
+        return;
+    cptprov_key_free(x->key);
+    cptprov_key_free(x->peer);
+    OPENSSL_clear_free(x, sizeof(*x));
+}
+
+static void *cptprov_exch_dup(void *vx)
+{
+    struct cptprov_exch *x = vx, *d = OPENSSL_memdup(x, sizeof(*x));
+
+    if (d == NULL)
+        return NULL;
+    if (d->key != NULL)
+        cptprov_key_up_ref(d->key);
+    if (d->peer != NULL)
+        cptprov_key_up_ref(d->peer);
+    return d;
+}
+
+/* Takes a reference to k in *slot if it is a key of this exchange's type. */
+static int take_key(struct cptprov_exch *x, struct cptprov_key **slot, void *vk, const char *what)
+{
+    struct cptprov_key *k = vk;
+
+    if (k == NULL || cptprov_key_type_id(k) != x->kt) {
+        CPT_RAISE(x->prov, CPT_R_INVALID_KEY, "%s is not a key of this exchange's type", what);
+        return 0;
+    }
+    cptprov_key_up_ref(k);
+    cptprov_key_free(*slot);
+    *slot = k;
+    return 1;
+}
+
+static int cptprov_exch_init(void *vx, void *vk, const OSSL_PARAM params[])
+{
+    (void)params;
+    return take_key(vx, &((struct cptprov_exch *)vx)->key, vk, "the private key");
+}
+
+static int cptprov_exch_set_peer(void *vx, void *vk)
+{
+    return take_key(vx, &((struct cptprov_exch *)vx)->peer, vk, "the peer key");
+}
+
+static int cptprov_exch_derive(void *vx, unsigned char *secret, size_t *secretlen, size_t outlen)
+{
+    struct cptprov_exch *x = vx;
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api = cptprov_go(x->prov);
+    struct cpt_notifier *n;
+    int rc;
+
+    if (api == NULL)
+        return 0;
+    n = secret != NULL ? cptprov_async_begin() : NULL;
+    rc = api->derive(x->kt, x->key != NULL ? x->key->state : NULL,
+        x->peer != NULL ? x->peer->state : NULL, x->scratch, secret, secretlen, outlen, n, &st);
+    return cptprov_finish(x->prov, rc, n, secretlen, &st, "derive");
+}
+
+#define CPTPROV_EXCH(lc, KT)                                                     \
+    static void *cptprov_##lc##_exch_new(void *provctx)                          \
+    {                                                                            \
+        return exch_new(provctx, KT);                                            \
+    }                                                                            \
+    static const OSSL_DISPATCH cptprov_##lc##_exch_functions[] = {               \
+        { OSSL_FUNC_KEYEXCH_NEWCTX, (void (*)(void))cptprov_##lc##_exch_new },   \
+        { OSSL_FUNC_KEYEXCH_FREECTX, (void (*)(void))cptprov_exch_free },        \
+        { OSSL_FUNC_KEYEXCH_DUPCTX, (void (*)(void))cptprov_exch_dup },          \
+        { OSSL_FUNC_KEYEXCH_INIT, (void (*)(void))cptprov_exch_init },           \
+        { OSSL_FUNC_KEYEXCH_SET_PEER, (void (*)(void))cptprov_exch_set_peer },   \
+        { OSSL_FUNC_KEYEXCH_DERIVE, (void (*)(void))cptprov_exch_derive },       \
+        { 0, NULL }                                                              \
+    };
+
+CPTPROV_EXCH(x25519, CPT_KEY_X25519)
+
+const OSSL_ALGORITHM cptprov_keyexchs[] = {
+    { "X25519:1.3.101.110", CPTPROV_PROPS, cptprov_x25519_exch_functions,
+        "X25519 key exchange on the CPT" },
+    { NULL, NULL, NULL, NULL }
+};

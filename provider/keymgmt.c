@@ -1,0 +1,375 @@
+/*
+ * Key management: one generic skeleton; each key type is a row built by
+ * CPTPROV_KEYMGMT(). Key objects are C memory whose state Go lays out, with
+ * a head (struct cpt_key_head) the C side reads: "has", duplication and
+ * freeing never call Go, and a key survives fork() like any C data.
+ */
+#include <string.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include "cptprov.h"
+
+struct cptprov_keytype {
+    int id; /* CPT_KEY_* */
+    const char *exch_name, *sig_name; /* what query_operation_name answers (NULL: none) */
+    const OSSL_PARAM *key_types, *gettable, *settable, *gen_settable;
+};
+
+struct cptprov_keygen {
+    struct cptprov_ctx *prov;
+    const struct cptprov_keytype *kt;
+    int selection;
+    unsigned char state[CPT_KEY_STATE_SIZE] __attribute__((aligned(16)));
+};
+
+static struct cpt_key_head *head(const struct cptprov_key *k)
+{
+    return (struct cpt_key_head *)k->state;
+}
+
+int cptprov_key_type_id(const struct cptprov_key *k)
+{
+    return k->kt->id;
+}
+
+int cptprov_key_up_ref(struct cptprov_key *k)
+{
+    atomic_fetch_add(&k->refs, 1);
+    return 1;
+}
+
+void cptprov_key_free(void *vk)
+{
+    struct cptprov_key *k = vk;
+
+    if (k != NULL && atomic_fetch_sub(&k->refs, 1) == 1)
+        OPENSSL_clear_free(k, sizeof(*k));
+}
+
+static struct cptprov_key *key_new(struct cptprov_ctx *prov, const struct cptprov_keytype *kt)
+{
+    struct cptprov_key *k = OPENSSL_zalloc(sizeof(*k));
+
+    if (k != NULL) {
+        k->prov = prov;
+        k->kt = kt;
+        atomic_init(&k->refs, 1);
+        head(k)->type = (uint32_t)kt->id;
+    }
+    return k;
+}
+
+static int cptprov_key_has(const void *vk, int selection)
+{
+    const struct cptprov_key *k = vk;
+    int ok = k != NULL;
+
+    /* No key type here has domain parameters of its own. */
+    if (ok && (selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0)
+        ok = (head(k)->has & CPT_KEY_HAS_PUBLIC) != 0;
+    if (ok && (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0)
+        ok = (head(k)->has & CPT_KEY_HAS_PRIVATE) != 0;
+    return ok;
+}
+
+/* A copy; without the private selection the copy does not have the private part. */
+static void *cptprov_key_dup(const void *vk, int selection)
+{
+    const struct cptprov_key *k = vk;
+    struct cptprov_key *d = key_new(k->prov, k->kt);
+
+    if (d == NULL)
+        return NULL;
+    memcpy(d->state, k->state, sizeof(d->state));
+    if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) == 0)
+        head(d)->has &= ~(uint32_t)CPT_KEY_HAS_PRIVATE;
+    if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) == 0
+        && (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) == 0)
+        head(d)->has = 0;
+    return d;
+}
+
+/* Calls into Go; each raises what Go reported. */
+#define GO_OR_FAIL(p, api)                 \
+    const struct cptgo_api *api = cptprov_go(p); \
+    if (api == NULL)                       \
+        return 0
+
+static int cptprov_key_match(const void *va, const void *vb, int selection)
+{
+    const struct cptprov_key *a = va, *b = vb;
+
+    if (a->kt != b->kt)
+        return 0;
+    GO_OR_FAIL(a->prov, api);
+    return api->key_match(a->kt->id, a->state, b->state, selection);
+}
+
+static int cptprov_key_validate(const void *vk, int selection, int checktype)
+{
+    const struct cptprov_key *k = vk;
+
+    (void)checktype;
+    GO_OR_FAIL(k->prov, api);
+    return api->key_validate(k->kt->id, (void *)k->state, selection);
+}
+
+static int cptprov_key_import(void *vk, int selection, const OSSL_PARAM params[])
+{
+    struct cptprov_key *k = vk;
+    struct cpt_status st = { 0, "" };
+
+    GO_OR_FAIL(k->prov, api);
+    if (api->key_import(k->kt->id, k->state, selection, params, &st) != CPT_OK) {
+        cptprov_raise_status(k->prov, &st, "key_import");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_key_export(void *vk, int selection, OSSL_CALLBACK *cb, void *cbarg)
+{
+    struct cptprov_key *k = vk;
+    struct cpt_status st = { 0, "" };
+
+    GO_OR_FAIL(k->prov, api);
+    if (api->key_export(k->kt->id, k->state, selection, (void *)cb, cbarg, &st) != CPT_OK) {
+        if (st.reason != 0)
+            cptprov_raise_status(k->prov, &st, "key_export");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_key_get_params(void *vk, OSSL_PARAM params[])
+{
+    struct cptprov_key *k = vk;
+    struct cpt_status st = { 0, "" };
+
+    if (params == NULL || params[0].key == NULL)
+        return 1;
+    GO_OR_FAIL(k->prov, api);
+    if (api->key_get_params(k->kt->id, k->state, params, &st) != CPT_OK) {
+        cptprov_raise_status(k->prov, &st, "key_get_params");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_key_set_params(void *vk, const OSSL_PARAM params[])
+{
+    struct cptprov_key *k = vk;
+    struct cpt_status st = { 0, "" };
+
+    if (params == NULL || params[0].key == NULL)
+        return 1;
+    GO_OR_FAIL(k->prov, api);
+    if (api->key_set_params(k->kt->id, k->state, params, &st) != CPT_OK) {
+        cptprov_raise_status(k->prov, &st, "key_set_params");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_keygen_set_params(void *vg, const OSSL_PARAM params[])
+{
+    struct cptprov_keygen *g = vg;
+    struct cpt_status st = { 0, "" };
+
+    if (params == NULL || params[0].key == NULL)
+        return 1;
+    GO_OR_FAIL(g->prov, api);
+    if (api->keygen_set_params(g->kt->id, g->state, params, &st) != CPT_OK) {
+        cptprov_raise_status(g->prov, &st, "keygen_set_params");
+        return 0;
+    }
+    return 1;
+}
+
+static void *keygen_init(void *provctx, const struct cptprov_keytype *kt, int selection,
+    const OSSL_PARAM params[])
+{
+    struct cptprov_keygen *g = OPENSSL_zalloc(sizeof(*g));
+
+    if (g == NULL)
+        return NULL;
+    g->prov = provctx;
+    g->kt = kt;
+    g->selection = selection;
+    if (!cptprov_keygen_set_params(g, params)) {
+        OPENSSL_clear_free(g, sizeof(*g));
+        return NULL;
+    }
+    return g;
+}
+
+/* Generation runs on the device, asynchronously inside an ASYNC job. */
+static void *cptprov_keygen(void *vg, OSSL_CALLBACK *cb, void *cbarg)
+{
+    struct cptprov_keygen *g = vg;
+    struct cpt_status st = { 0, "" };
+    struct cptprov_key *k;
+    struct cpt_notifier *n;
+    int rc;
+
+    (void)cb;
+    (void)cbarg;
+    GO_OR_FAIL(g->prov, api);
+    if ((k = key_new(g->prov, g->kt)) == NULL)
+        return NULL;
+    n = cptprov_async_begin();
+    rc = api->keygen(g->kt->id, g->state, k->state, n, &st);
+    if (!cptprov_finish(g->prov, rc, n, NULL, &st, "keygen")) {
+        cptprov_key_free(k);
+        return NULL;
+    }
+    return k;
+}
+
+static void cptprov_keygen_cleanup(void *vg)
+{
+    OPENSSL_clear_free(vg, sizeof(struct cptprov_keygen));
+}
+
+static const OSSL_PARAM *import_export_types(const struct cptprov_keytype *kt, int selection)
+{
+    return (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0 ? kt->key_types : NULL;
+}
+
+static const char *operation_name(const struct cptprov_keytype *kt, int operation_id)
+{
+    switch (operation_id) {
+    case OSSL_OP_KEYEXCH:
+        return kt->exch_name;
+    case OSSL_OP_SIGNATURE:
+        return kt->sig_name;
+    }
+    return NULL;
+}
+
+/* One key type: its row, and the functions that bind the row. */
+#define CPTPROV_KEYMGMT(lc, ID, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE)     \
+    static const struct cptprov_keytype cptprov_##lc##_kt = {                             \
+        ID, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE                          \
+    };                                                                                    \
+    static void *cptprov_##lc##_new(void *provctx)                                        \
+    {                                                                                     \
+        return key_new(provctx, &cptprov_##lc##_kt);                                      \
+    }                                                                                     \
+    static void *cptprov_##lc##_gen_init(void *provctx, int selection,                   \
+        const OSSL_PARAM params[])                                                        \
+    {                                                                                     \
+        return keygen_init(provctx, &cptprov_##lc##_kt, selection, params);               \
+    }                                                                                     \
+    static const OSSL_PARAM *cptprov_##lc##_types(int selection)                          \
+    {                                                                                     \
+        return import_export_types(&cptprov_##lc##_kt, selection);                        \
+    }                                                                                     \
+    static const OSSL_PARAM *cptprov_##lc##_gettable(void *provctx)                       \
+    {                                                                                     \
+        (void)provctx;                                                                    \
+        return GETTABLE;                                                                  \
+    }                                                                                     \
+    static const OSSL_PARAM *cptprov_##lc##_settable(void *provctx)                       \
+    {                                                                                     \
+        (void)provctx;                                                                    \
+        return SETTABLE;                                                                  \
+    }                                                                                     \
+    static const OSSL_PARAM *cptprov_##lc##_gen_settable(void *genctx, void *provctx)     \
+    {                                                                                     \
+        (void)genctx;                                                                     \
+        (void)provctx;                                                                    \
+        return GENSETTABLE;                                                               \
+    }                                                                                     \
+    static const char *cptprov_##lc##_opname(int operation_id)                           \
+    {                                                                                     \
+        return operation_name(&cptprov_##lc##_kt, operation_id);                          \
+    }                                                                                     \
+    static const OSSL_DISPATCH cptprov_##lc##_keymgmt_functions[] = {                     \
+        { OSSL_FUNC_KEYMGMT_NEW, (void (*)(void))cptprov_##lc##_new },                    \
+        { OSSL_FUNC_KEYMGMT_FREE, (void (*)(void))cptprov_key_free },                     \
+        { OSSL_FUNC_KEYMGMT_DUP, (void (*)(void))cptprov_key_dup },                       \
+        { OSSL_FUNC_KEYMGMT_HAS, (void (*)(void))cptprov_key_has },                       \
+        { OSSL_FUNC_KEYMGMT_MATCH, (void (*)(void))cptprov_key_match },                   \
+        { OSSL_FUNC_KEYMGMT_VALIDATE, (void (*)(void))cptprov_key_validate },             \
+        { OSSL_FUNC_KEYMGMT_IMPORT, (void (*)(void))cptprov_key_import },                 \
+        { OSSL_FUNC_KEYMGMT_IMPORT_TYPES, (void (*)(void))cptprov_##lc##_types },         \
+        { OSSL_FUNC_KEYMGMT_EXPORT, (void (*)(void))cptprov_key_export },                 \
+        { OSSL_FUNC_KEYMGMT_EXPORT_TYPES, (void (*)(void))cptprov_##lc##_types },         \
+        { OSSL_FUNC_KEYMGMT_GET_PARAMS, (void (*)(void))cptprov_key_get_params },         \
+        { OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, (void (*)(void))cptprov_##lc##_gettable },   \
+        { OSSL_FUNC_KEYMGMT_SET_PARAMS, (void (*)(void))cptprov_key_set_params },         \
+        { OSSL_FUNC_KEYMGMT_SETTABLE_PARAMS, (void (*)(void))cptprov_##lc##_settable },   \
+        { OSSL_FUNC_KEYMGMT_GEN_INIT, (void (*)(void))cptprov_##lc##_gen_init },          \
+        { OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, (void (*)(void))cptprov_keygen_set_params },  \
+        { OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS,                                          \
+            (void (*)(void))cptprov_##lc##_gen_settable },                                \
+        { OSSL_FUNC_KEYMGMT_GEN, (void (*)(void))cptprov_keygen },                        \
+        { OSSL_FUNC_KEYMGMT_GEN_CLEANUP, (void (*)(void))cptprov_keygen_cleanup },        \
+        { OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, (void (*)(void))cptprov_##lc##_opname }, \
+        { 0, NULL }                                                                       \
+    };
+
+/* X25519, with the parameter lists of OpenSSL's own implementation. */
+static const OSSL_PARAM x25519_key_types[] = {
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM x25519_gettable[] = {
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, NULL),
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_SECURITY_BITS, NULL),
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_MAX_SIZE, NULL),
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM x25519_settable[] = {
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM x25519_gen_settable[] = {
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0),
+    OSSL_PARAM_END
+};
+
+CPTPROV_KEYMGMT(x25519, CPT_KEY_X25519, "X25519", NULL, x25519_key_types, x25519_gettable,
+    x25519_settable, x25519_gen_settable)
+
+const OSSL_ALGORITHM cptprov_keymgmts[] = {
+    { "X25519:1.3.101.110", CPTPROV_PROPS, cptprov_x25519_keymgmt_functions,
+        "X25519 keys on the CPT" },
+    { NULL, NULL, NULL, NULL }
+};
+
+/*
+ * TLS groups whose key management cptprov implements. OpenSSL 3.0 keeps a
+ * group only if the key management fetched for it comes from the provider
+ * that announced it, so each must be announced here.
+ */
+static const unsigned int x25519_group_id = 0x001D, x25519_secbits = 128;
+static const int x25519_mintls = 0x0301 /* TLS 1.0 */, x25519_maxtls = 0,
+    x25519_mindtls = 0xFEFF /* DTLS 1.0 */, x25519_maxdtls = 0;
+static const OSSL_PARAM tls_groups[][10] = {
+    {
+        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME, "x25519", sizeof("x25519")),
+        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME_INTERNAL, "X25519", sizeof("X25519")),
+        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_ALG, "X25519", sizeof("X25519")),
+        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_ID, (unsigned int *)&x25519_group_id),
+        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_SECURITY_BITS, (unsigned int *)&x25519_secbits),
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_TLS, (int *)&x25519_mintls),
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_TLS, (int *)&x25519_maxtls),
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_DTLS, (int *)&x25519_mindtls),
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_DTLS, (int *)&x25519_maxdtls),
+        OSSL_PARAM_END },
+};
+
+int cptprov_tls_groups(OSSL_CALLBACK *cb, void *arg)
+{
+    for (size_t i = 0; i < sizeof(tls_groups) / sizeof(tls_groups[0]); i++)
+        if (!cb(tls_groups[i], arg))
+            return 0;
+    return 1;
+}

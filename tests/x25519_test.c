@@ -1,0 +1,277 @@
+/*
+ * X25519 through cptprov against OpenSSL's default provider: RFC 7748
+ * vectors, keys generated on either side used on the other, shared secrets
+ * equal both ways, export/import both ways, key checks, a low-order peer
+ * refused, and derivations inside many ASYNC jobs at once.
+ * Usage: x25519_test --provider-path DIR [--iters N]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <openssl/async.h>
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+
+static OSSL_LIB_CTX *lc; /* cptprov and default */
+static int passed, failed;
+
+#define CHECK(cond, ...)                     \
+    do {                                     \
+        if (cond) {                          \
+            passed++;                        \
+        } else {                             \
+            failed++;                        \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            printf(__VA_ARGS__);             \
+            printf("\n");                    \
+            ERR_print_errors_fp(stdout);     \
+        }                                    \
+    } while (0)
+
+static int unhex(const char *h, unsigned char *out)
+{
+    int n = 0;
+
+    for (; h[0] && h[1]; h += 2)
+        sscanf(h, "%2hhx", &out[n++]);
+    return n;
+}
+
+static const char *prov_of(const EVP_PKEY *k)
+{
+    const OSSL_PROVIDER *p = EVP_PKEY_get0_provider(k);
+    return p != NULL ? OSSL_PROVIDER_get0_name(p) : "(legacy)";
+}
+
+static EVP_PKEY *raw_priv(const unsigned char *priv, const char *propq)
+{
+    return EVP_PKEY_new_raw_private_key_ex(lc, "X25519", propq, priv, 32);
+}
+
+static EVP_PKEY *raw_pub(const unsigned char *pub, const char *propq)
+{
+    return EVP_PKEY_new_raw_public_key_ex(lc, "X25519", propq, pub, 32);
+}
+
+static EVP_PKEY *keygen(const char *propq)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, "X25519", propq);
+    EVP_PKEY *k = NULL;
+
+    if (c == NULL || EVP_PKEY_keygen_init(c) <= 0 || EVP_PKEY_keygen(c, &k) <= 0)
+        k = NULL;
+    EVP_PKEY_CTX_free(c);
+    return k;
+}
+
+/* Derives with the key's own provider (propq selects the exchange). */
+static int derive(EVP_PKEY *key, EVP_PKEY *peer, const char *propq, unsigned char out[32])
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, key, propq);
+    size_t n = 0;
+    int ok = c != NULL && EVP_PKEY_derive_init(c) > 0 && EVP_PKEY_derive_set_peer(c, peer) > 0
+        && EVP_PKEY_derive(c, NULL, &n) > 0 && n == 32 && EVP_PKEY_derive(c, out, &n) > 0 && n == 32;
+
+    EVP_PKEY_CTX_free(c);
+    return ok;
+}
+
+static void test_rfc7748(void)
+{
+    unsigned char a[32], apub[32], b[32], bpub[32], k[32], got[32], shared[32];
+    size_t n = 32;
+    EVP_PKEY *ka, *kbpub;
+
+    unhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a", a);
+    unhex("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a", apub);
+    unhex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb", b);
+    unhex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f", bpub);
+    unhex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742", k);
+    (void)b;
+    ka = raw_priv(a, "provider=cptprov");
+    CHECK(ka != NULL && strcmp(prov_of(ka), "cptprov") == 0, "RFC 7748 private key imported into cptprov");
+    CHECK(ka != NULL && EVP_PKEY_get_raw_public_key(ka, got, &n) && memcmp(got, apub, 32) == 0,
+        "RFC 7748 6.1: Alice's public key");
+    kbpub = raw_pub(bpub, "provider=cptprov");
+    CHECK(ka != NULL && kbpub != NULL && derive(ka, kbpub, "provider=cptprov", shared)
+            && memcmp(shared, k, 32) == 0,
+        "RFC 7748 6.1: shared secret");
+    EVP_PKEY_free(ka);
+    EVP_PKEY_free(kbpub);
+}
+
+static void test_differential(int iters)
+{
+    for (int i = 0; i < iters; i++) {
+        EVP_PKEY *c = keygen("provider=cptprov"), *d = keygen("provider=default");
+        unsigned char s1[32], s2[32], raw[32], raw2[32];
+        size_t n = 32, n2 = 32;
+        EVP_PKEY *cpriv = NULL;
+
+        CHECK(c != NULL && d != NULL && strcmp(prov_of(c), "cptprov") == 0, "keygen %d", i);
+        if (c == NULL || d == NULL)
+            return;
+        CHECK(derive(c, d, "provider=cptprov", s1) && derive(d, c, "provider=default", s2)
+                && memcmp(s1, s2, 32) == 0,
+            "iteration %d: cptprov and default agree on the shared secret", i);
+        /* Export to and import from the default provider. */
+        CHECK(EVP_PKEY_get_raw_private_key(c, raw, &n) && (cpriv = raw_priv(raw, "provider=default")) != NULL
+                && EVP_PKEY_get_raw_public_key(cpriv, raw2, &n2) && EVP_PKEY_get_raw_public_key(c, raw, &n)
+                && memcmp(raw, raw2, 32) == 0,
+            "iteration %d: cptprov's key exported, its public key as default computes it", i);
+        CHECK(EVP_PKEY_eq(c, cpriv) == 1, "iteration %d: EVP_PKEY_eq across providers", i);
+        EVP_PKEY_free(cpriv);
+        /* Key checks on the device. */
+        {
+            EVP_PKEY_CTX *k = EVP_PKEY_CTX_new_from_pkey(lc, c, "provider=cptprov");
+            CHECK(k != NULL && EVP_PKEY_check(k) == 1 && EVP_PKEY_public_check(k) == 1, "iteration %d: key checks", i);
+            EVP_PKEY_CTX_free(k);
+        }
+        EVP_PKEY_free(c);
+        EVP_PKEY_free(d);
+    }
+}
+
+static void test_negative(void)
+{
+    unsigned char zero[32] = { 0 }, out[32], small[8];
+    EVP_PKEY *c = keygen("provider=cptprov"), *low = raw_pub(zero, "provider=cptprov");
+    EVP_PKEY_CTX *x;
+    size_t n;
+
+    CHECK(c != NULL && low != NULL, "keys");
+    ERR_clear_error();
+    CHECK(!derive(c, low, "provider=cptprov", out) && ERR_peek_error() != 0,
+        "a low-order peer point (all-zero secret) is refused with an error");
+    ERR_clear_error();
+    x = EVP_PKEY_CTX_new_from_pkey(lc, c, "provider=cptprov");
+    n = sizeof(small);
+    CHECK(x != NULL && EVP_PKEY_derive_init(x) > 0 && EVP_PKEY_derive_set_peer(x, c) > 0
+            && EVP_PKEY_derive(x, small, &n) <= 0 && ERR_peek_error() != 0,
+        "an 8-byte output buffer is refused with an error");
+    EVP_PKEY_CTX_free(x);
+    ERR_clear_error();
+    CHECK(EVP_PKEY_new_raw_private_key_ex(lc, "X25519", "provider=cptprov", zero, 31) == NULL,
+        "a 31-byte private key is refused");
+    ERR_clear_error();
+    EVP_PKEY_free(c);
+    EVP_PKEY_free(low);
+}
+
+/* Derivations inside ASYNC jobs: each pauses while the device works. */
+struct job_arg {
+    EVP_PKEY *key, *peer;
+    unsigned char out[32];
+    int ok;
+};
+
+static int job_fn(void *varg)
+{
+    struct job_arg *a = *(struct job_arg **)varg;
+
+    a->ok = derive(a->key, a->peer, "provider=cptprov", a->out);
+    return a->ok;
+}
+
+static void test_async(int njobs)
+{
+    struct job_arg *args = calloc((size_t)njobs, sizeof(*args));
+    ASYNC_JOB **jobs = calloc((size_t)njobs, sizeof(*jobs));
+    ASYNC_WAIT_CTX **w = calloc((size_t)njobs, sizeof(*w));
+    int *done = calloc((size_t)njobs, sizeof(int)), remaining = njobs, paused = 0, ret;
+    EVP_PKEY *peer = keygen("provider=default");
+
+    if (!ASYNC_init_thread((size_t)njobs, (size_t)njobs)) {
+        CHECK(0, "ASYNC_init_thread");
+        return;
+    }
+    for (int i = 0; i < njobs; i++) {
+        args[i].key = keygen("provider=cptprov");
+        args[i].peer = peer;
+        w[i] = ASYNC_WAIT_CTX_new();
+    }
+    while (remaining > 0) {
+        for (int i = 0; i < njobs; i++) {
+            struct job_arg *ap = &args[i];
+
+            if (done[i])
+                continue;
+            switch (ASYNC_start_job(&jobs[i], w[i], &ret, job_fn, &ap, sizeof(ap))) {
+            case ASYNC_PAUSE:
+                paused++;
+                break;
+            case ASYNC_FINISH:
+                done[i] = 1;
+                remaining--;
+                break;
+            default:
+                done[i] = 1;
+                remaining--;
+                args[i].ok = 0;
+            }
+        }
+        /* Wait for any fd of a paused job (bounded). */
+        {
+            struct pollfd pfd[256];
+            int np = 0;
+
+            for (int i = 0; i < njobs && np < 256; i++) {
+                OSSL_ASYNC_FD fds[4];
+                size_t nfds = 0;
+
+                if (done[i] || !ASYNC_WAIT_CTX_get_all_fds(w[i], NULL, &nfds) || nfds == 0 || nfds > 4)
+                    continue;
+                ASYNC_WAIT_CTX_get_all_fds(w[i], fds, &nfds);
+                pfd[np].fd = fds[0];
+                pfd[np++].events = POLLIN;
+            }
+            if (np > 0)
+                poll(pfd, (nfds_t)np, 100);
+        }
+    }
+    for (int i = 0; i < njobs; i++) {
+        unsigned char want[32];
+
+        CHECK(args[i].ok && derive(peer, args[i].key, "provider=default", want)
+                && memcmp(want, args[i].out, 32) == 0,
+            "async job %d: shared secret agrees with the default provider", i);
+        EVP_PKEY_free(args[i].key);
+        ASYNC_WAIT_CTX_free(w[i]);
+    }
+    CHECK(paused > 0, "derivations went asynchronous (%d pauses)", paused);
+    EVP_PKEY_free(peer);
+    ASYNC_cleanup_thread();
+    free(args);
+    free(jobs);
+    free(w);
+    free(done);
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = "build";
+    int iters = 200;
+
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--provider-path") == 0)
+            path = argv[i + 1];
+        else if (strcmp(argv[i], "--iters") == 0)
+            iters = atoi(argv[i + 1]);
+    }
+    lc = OSSL_LIB_CTX_new();
+    OSSL_PROVIDER_set_default_search_path(lc, path);
+    if (OSSL_PROVIDER_load(lc, "cptprov") == NULL || OSSL_PROVIDER_load(lc, "default") == NULL) {
+        printf("cannot load the providers\n");
+        return 1;
+    }
+    test_rfc7748();
+    test_differential(iters);
+    test_negative();
+    test_async(32);
+    OSSL_LIB_CTX_free(lc);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
