@@ -35,6 +35,7 @@ const (
 //	    DPtr: k(B)                                       RPtr: k·G, 04||X||Y (1+2B); X25519: u (32)
 //	MajorECC, MinorECCVar:    DPtr: k(B) || point(1+2B)  RPtr: k·P (1+2B); X25519: k(32)||u(32) -> u (32)
 //	MajorECC, MinorECCShared: DPtr: k(B) || point(1+2B)  RPtr: x of k·P (B)
+//	MajorECC, MinorECCCheck:  DPtr: point(1+2B)          verdict in UCCode (UCBadPoint)
 //	MajorECDSA, MinorECDSASign:   Param1 = curve, Param2 = H (hash bytes)
 //	    DPtr: d(B) || k(B) || hash(H)                    RPtr: r(B) || s(B)
 //	MajorECDSA, MinorECDSAVerify: DPtr: pub(1+2B) || r(B) || s(B) || hash(H)
@@ -49,6 +50,7 @@ const (
 	MinorECCFixed    = 0x01
 	MinorECCVar      = 0x02
 	MinorECCShared   = 0x03
+	MinorECCCheck    = 0x04
 	MinorECDSASign   = 0x01
 	MinorECDSAVerify = 0x02
 )

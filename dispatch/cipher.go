@@ -45,6 +45,8 @@ const (
 // ciphers' ids.
 const (
 	algX25519 = 32 + iota
+	algEC     // EC key generation and checks
+	algECDH
 )
 
 // maxAlg bounds the algorithm ids (CPT_ALG_*).

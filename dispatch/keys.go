@@ -21,6 +21,7 @@ type KeyHead struct {
 const (
 	KeyHasPublic  = 1
 	KeyHasPrivate = 2
+	KeyHasDomain  = 4 // the key's domain parameters (EC group) are set
 )
 
 // KeyParam is one parameter a key exports: its OSSL_PARAM name, type
@@ -46,8 +47,11 @@ type KeyType interface {
 	Match(a, b unsafe.Pointer, selection int) bool
 	Validate(env *Env, st unsafe.Pointer, selection int) bool
 	GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error
-	// Generate fills the key st from the generation context gen.
-	Generate(env *Env, gen, st unsafe.Pointer, w Waiter) (bool, *Error)
+	// GenSetTemplate takes the domain parameters of a template key.
+	GenSetTemplate(gen, template unsafe.Pointer) *Error
+	// Generate fills the key st from the generation context gen: domain
+	// parameters only, or a key pair, as selection says.
+	Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter) (bool, *Error)
 	// Derive computes the shared secret of key and peer into out; with a nil
 	// out it reports the secret's size. scratch is ScratchSize bytes of C
 	// memory the operation may use for device operands.
@@ -60,10 +64,12 @@ const ScratchSize = 256
 // Key type ids shared with the C side (cptabi.h CPT_KEY_*).
 const (
 	KeyX25519 = 1
+	KeyEC     = 2
 )
 
 var keyTypes = [maxAlg]KeyType{
 	KeyX25519: x25519{},
+	KeyEC:     ec{},
 }
 
 // KeyTypeByID returns the key type for a CPT_KEY_* id, or nil.

@@ -204,3 +204,47 @@ func (p *Param) UTF8() (string, bool) {
 	}
 	return string(b), true
 }
+
+// BigEndian returns an UNSIGNED_INTEGER parameter of any size (OpenSSL's
+// BIGNUMs travel in native byte order) as big-endian bytes.
+func (p *Param) BigEndian() ([]byte, bool) {
+	if p.DataType != TypeUnsigned || p.Data == nil {
+		return nil, false
+	}
+	b := append([]byte(nil), p.bytes()...)
+	if nativeLittleEndian {
+		for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+			b[i], b[j] = b[j], b[i]
+		}
+	}
+	for len(b) > 0 && b[0] == 0 {
+		b = b[1:]
+	}
+	return b, true
+}
+
+// SetUTF8 writes a UTF8_STRING parameter (NUL-terminated when there is room,
+// as OSSL_PARAM_set_utf8_string does).
+func (p *Param) SetUTF8(v string) bool {
+	if p.DataType != TypeUTF8 {
+		return false
+	}
+	p.ReturnSize = uintptr(len(v))
+	if p.Data == nil {
+		return true
+	}
+	if p.DataSize < uintptr(len(v)) {
+		return false
+	}
+	b := p.bytes()
+	copy(b, v)
+	if uintptr(len(v)) < p.DataSize {
+		b[len(v)] = 0
+	}
+	return true
+}
+
+var nativeLittleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()

@@ -211,11 +211,17 @@ func (x25519) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
 	return err
 }
 
+// GenSetTemplate has nothing to take: X25519 has no domain parameters.
+func (x25519) GenSetTemplate(gen, template unsafe.Pointer) *Error { return nil }
+
 // Generate draws a private key, clamps it as RFC 7748 decodes scalars (and
 // as OpenSSL stores them), and has the device compute the public key.
-func (x25519) Generate(env *Env, gen, st unsafe.Pointer, w Waiter) (bool, *Error) {
+func (x25519) Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter) (bool, *Error) {
 	k := (*x25519Key)(st)
 	*k = x25519Key{head: KeyHead{Type: KeyX25519}}
+	if selection&SelectKeypair == 0 {
+		return false, nil // X25519 has no domain parameters to make
+	}
 	if _, err := rand.Read(k.priv[:]); err != nil {
 		return false, errorf(ReasonOperationFailed, "drawing an X25519 key: %v", err)
 	}

@@ -16,7 +16,7 @@ func TestX25519GenerateDeriveMatchesCryptoECDH(t *testing.T) {
 		key := dma(t, int(kt.StateSize()))
 		gen := dma(t, int(kt.GenStateSize()))
 		if _, err := call(async, func(w Waiter) (int, bool, *Error) {
-			p, err := kt.Generate(env, ptr(gen), ptr(key), w)
+			p, err := kt.Generate(env, ptr(gen), ptr(key), SelectKeypair, w)
 			return 0, p, err
 		}); err != nil {
 			t.Fatal(err)

@@ -47,6 +47,7 @@
 
 /* Key type ids (dispatch.Key*). */
 #define CPT_KEY_X25519 1
+#define CPT_KEY_EC 2
 
 /* The head of every key's state (dispatch.KeyHead), read by the C side. */
 struct cpt_key_head {
@@ -55,6 +56,7 @@ struct cpt_key_head {
 };
 #define CPT_KEY_HAS_PUBLIC 1
 #define CPT_KEY_HAS_PRIVATE 2
+#define CPT_KEY_HAS_DOMAIN 4
 
 /* Bytes of Go-owned state in key objects and key-generation contexts. */
 #define CPT_KEY_STATE_SIZE 256

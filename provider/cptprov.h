@@ -45,7 +45,9 @@ struct cptgo_api {
     int (*key_match)(int kt, const void *a, const void *b, int selection);
     int (*key_validate)(int kt, void *state, int selection);
     int (*keygen_set_params)(int kt, void *gen, const void *params, struct cpt_status *st);
-    int (*keygen)(int kt, void *gen, void *state, struct cpt_notifier *n, struct cpt_status *st);
+    int (*keygen)(int kt, void *gen, void *state, int selection, struct cpt_notifier *n,
+        struct cpt_status *st);
+    int (*keygen_set_template)(int kt, void *gen, void *template, struct cpt_status *st);
     int (*derive)(int kt, void *key, void *peer, void *scratch, void *out, size_t *outl,
         size_t outsize, struct cpt_notifier *n, struct cpt_status *st);
 };

@@ -3,7 +3,9 @@
  * derivation runs on the device, asynchronously inside an ASYNC job.
  */
 #include <string.h>
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/params.h>
 #include "cptprov.h"
 
 struct cptprov_exch {
@@ -91,6 +93,46 @@ static int cptprov_exch_derive(void *vx, unsigned char *secret, size_t *secretle
     return cptprov_finish(x->prov, rc, n, secretlen, &st, "derive");
 }
 
+/*
+ * ECDH parameters: the cofactor mode is accepted (every curve here has
+ * cofactor 1, so it changes nothing); a key derivation function is not
+ * offered, and asking for one is an error rather than silently ignored.
+ */
+static int cptprov_exch_set_params(void *vx, const OSSL_PARAM params[])
+{
+    struct cptprov_exch *x = vx;
+    const OSSL_PARAM *p;
+    int mode;
+    const char *kdf = NULL;
+
+    if (params == NULL)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_EXCHANGE_PARAM_EC_ECDH_COFACTOR_MODE)) != NULL
+        && (!OSSL_PARAM_get_int(p, &mode) || mode < -1 || mode > 1)) {
+        CPT_RAISE(x->prov, CPT_R_BAD_PARAMETER, "ecdh-cofactor-mode must be -1, 0 or 1");
+        return 0;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_EXCHANGE_PARAM_KDF_TYPE)) != NULL
+        && (!OSSL_PARAM_get_utf8_string_ptr(p, &kdf) || kdf[0] != '\0')) {
+        CPT_RAISE(x->prov, CPT_R_BAD_PARAMETER, "no key derivation function is offered with ECDH");
+        return 0;
+    }
+    return 1;
+}
+
+static const OSSL_PARAM ecdh_settable[] = {
+    OSSL_PARAM_int(OSSL_EXCHANGE_PARAM_EC_ECDH_COFACTOR_MODE, NULL),
+    OSSL_PARAM_utf8_string(OSSL_EXCHANGE_PARAM_KDF_TYPE, NULL, 0),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *cptprov_exch_settable(void *vx, void *provctx)
+{
+    (void)vx;
+    (void)provctx;
+    return ecdh_settable;
+}
+
 #define CPTPROV_EXCH(lc, KT)                                                     \
     static void *cptprov_##lc##_exch_new(void *provctx)                          \
     {                                                                            \
@@ -103,13 +145,17 @@ static int cptprov_exch_derive(void *vx, unsigned char *secret, size_t *secretle
         { OSSL_FUNC_KEYEXCH_INIT, (void (*)(void))cptprov_exch_init },           \
         { OSSL_FUNC_KEYEXCH_SET_PEER, (void (*)(void))cptprov_exch_set_peer },   \
         { OSSL_FUNC_KEYEXCH_DERIVE, (void (*)(void))cptprov_exch_derive },       \
+        { OSSL_FUNC_KEYEXCH_SET_CTX_PARAMS, (void (*)(void))cptprov_exch_set_params }, \
+        { OSSL_FUNC_KEYEXCH_SETTABLE_CTX_PARAMS, (void (*)(void))cptprov_exch_settable }, \
         { 0, NULL }                                                              \
     };
 
 CPTPROV_EXCH(x25519, CPT_KEY_X25519)
+CPTPROV_EXCH(ecdh, CPT_KEY_EC)
 
 const OSSL_ALGORITHM cptprov_keyexchs[] = {
     { "X25519:1.3.101.110", CPTPROV_PROPS, cptprov_x25519_exch_functions,
         "X25519 key exchange on the CPT" },
+    { "ECDH", CPTPROV_PROPS, cptprov_ecdh_exch_functions, "ECDH on the CPT (NIST prime curves)" },
     { NULL, NULL, NULL, NULL }
 };

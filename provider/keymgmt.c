@@ -12,6 +12,7 @@
 
 struct cptprov_keytype {
     int id; /* CPT_KEY_* */
+    int implicit_domain; /* the type has no domain parameters to set (X25519) */
     const char *exch_name, *sig_name; /* what query_operation_name answers (NULL: none) */
     const OSSL_PARAM *key_types, *gettable, *settable, *gen_settable;
 };
@@ -65,7 +66,8 @@ static int cptprov_key_has(const void *vk, int selection)
     const struct cptprov_key *k = vk;
     int ok = k != NULL;
 
-    /* No key type here has domain parameters of its own. */
+    if (ok && (selection & OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS) != 0 && !k->kt->implicit_domain)
+        ok = (head(k)->has & CPT_KEY_HAS_DOMAIN) != 0;
     if (ok && (selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0)
         ok = (head(k)->has & CPT_KEY_HAS_PUBLIC) != 0;
     if (ok && (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0)
@@ -86,7 +88,7 @@ static void *cptprov_key_dup(const void *vk, int selection)
         head(d)->has &= ~(uint32_t)CPT_KEY_HAS_PRIVATE;
     if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) == 0
         && (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) == 0)
-        head(d)->has = 0;
+        head(d)->has &= CPT_KEY_HAS_DOMAIN;
     return d;
 }
 
@@ -219,12 +221,30 @@ static void *cptprov_keygen(void *vg, OSSL_CALLBACK *cb, void *cbarg)
     if ((k = key_new(g->prov, g->kt)) == NULL)
         return NULL;
     n = cptprov_async_begin();
-    rc = api->keygen(g->kt->id, g->state, k->state, n, &st);
+    rc = api->keygen(g->kt->id, g->state, k->state, g->selection, n, &st);
     if (!cptprov_finish(g->prov, rc, n, NULL, &st, "keygen")) {
         cptprov_key_free(k);
         return NULL;
     }
     return k;
+}
+
+static int cptprov_keygen_set_template(void *vg, void *vtemplate)
+{
+    struct cptprov_keygen *g = vg;
+    struct cptprov_key *t = vtemplate;
+    struct cpt_status st = { 0, "" };
+
+    if (t == NULL || t->kt != g->kt) {
+        CPT_RAISE(g->prov, CPT_R_INVALID_KEY, "the template is not a key of this type");
+        return 0;
+    }
+    GO_OR_FAIL(g->prov, api);
+    if (api->keygen_set_template(g->kt->id, g->state, t->state, &st) != CPT_OK) {
+        cptprov_raise_status(g->prov, &st, "keygen_set_template");
+        return 0;
+    }
+    return 1;
 }
 
 static void cptprov_keygen_cleanup(void *vg)
@@ -249,9 +269,10 @@ static const char *operation_name(const struct cptprov_keytype *kt, int operatio
 }
 
 /* One key type: its row, and the functions that bind the row. */
-#define CPTPROV_KEYMGMT(lc, ID, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE)     \
+#define CPTPROV_KEYMGMT(lc, ID, IMPLICIT, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE,      \
+    GENSETTABLE)                                                                          \
     static const struct cptprov_keytype cptprov_##lc##_kt = {                             \
-        ID, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE                          \
+        ID, IMPLICIT, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE                \
     };                                                                                    \
     static void *cptprov_##lc##_new(void *provctx)                                        \
     {                                                                                     \
@@ -307,6 +328,7 @@ static const char *operation_name(const struct cptprov_keytype *kt, int operatio
             (void (*)(void))cptprov_##lc##_gen_settable },                                \
         { OSSL_FUNC_KEYMGMT_GEN, (void (*)(void))cptprov_keygen },                        \
         { OSSL_FUNC_KEYMGMT_GEN_CLEANUP, (void (*)(void))cptprov_keygen_cleanup },        \
+        { OSSL_FUNC_KEYMGMT_GEN_SET_TEMPLATE, (void (*)(void))cptprov_keygen_set_template }, \
         { OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, (void (*)(void))cptprov_##lc##_opname }, \
         { 0, NULL }                                                                       \
     };
@@ -335,35 +357,91 @@ static const OSSL_PARAM x25519_gen_settable[] = {
     OSSL_PARAM_END
 };
 
-CPTPROV_KEYMGMT(x25519, CPT_KEY_X25519, "X25519", NULL, x25519_key_types, x25519_gettable,
+CPTPROV_KEYMGMT(x25519, CPT_KEY_X25519, 1, "X25519", NULL, x25519_key_types, x25519_gettable,
     x25519_settable, x25519_gen_settable)
+
+/* EC on the named prime curves, with the parameter lists OpenSSL uses for them. */
+static const OSSL_PARAM ec_key_types[] = {
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM ec_gettable[] = {
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, NULL),
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_SECURITY_BITS, NULL),
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_MAX_SIZE, NULL),
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_DEFAULT_DIGEST, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM ec_settable[] = {
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM ec_gen_settable[] = {
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, NULL, 0),
+    OSSL_PARAM_END
+};
+
+CPTPROV_KEYMGMT(ec, CPT_KEY_EC, 0, "ECDH", NULL, ec_key_types, ec_gettable, ec_settable,
+    ec_gen_settable)
 
 const OSSL_ALGORITHM cptprov_keymgmts[] = {
     { "X25519:1.3.101.110", CPTPROV_PROPS, cptprov_x25519_keymgmt_functions,
         "X25519 keys on the CPT" },
+    { "EC:id-ecPublicKey:1.2.840.10045.2.1", CPTPROV_PROPS, cptprov_ec_keymgmt_functions,
+        "EC keys on the CPT (NIST prime curves)" },
     { NULL, NULL, NULL, NULL }
 };
 
 /*
- * TLS groups whose key management cptprov implements. OpenSSL 3.0 keeps a
- * group only if the key management fetched for it comes from the provider
- * that announced it, so each must be announced here.
+ * TLS groups whose key management cptprov implements, with OpenSSL's own
+ * names, ids and version ranges (providers/common/capabilities.c). OpenSSL
+ * 3.0 keeps a group only if the key management fetched for it comes from
+ * the provider that announced it, so each must be announced here.
  */
-static const unsigned int x25519_group_id = 0x001D, x25519_secbits = 128;
-static const int x25519_mintls = 0x0301 /* TLS 1.0 */, x25519_maxtls = 0,
-    x25519_mindtls = 0xFEFF /* DTLS 1.0 */, x25519_maxdtls = 0;
+struct tls_group {
+    unsigned int id, secbits;
+    int mintls, maxtls, mindtls, maxdtls;
+};
+static const struct tls_group g_x25519 = { 0x001D, 128, 0x0301, 0, 0xFEFF, 0 },
+                              g_p192 = { 0x0013, 80, 0x0301, 0x0303, 0xFEFF, 0xFEFD },
+                              g_p224 = { 0x0015, 112, 0x0301, 0x0303, 0xFEFF, 0xFEFD },
+                              g_p256 = { 0x0017, 128, 0x0301, 0, 0xFEFF, 0 },
+                              g_p384 = { 0x0018, 192, 0x0301, 0, 0xFEFF, 0 },
+                              g_p521 = { 0x0019, 256, 0x0301, 0, 0xFEFF, 0 };
+
+#define TLS_GROUP(tlsname, realname, alg, g)                                                  \
+    {                                                                                         \
+        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME, tlsname, sizeof(tlsname)),     \
+        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME_INTERNAL, realname,            \
+            sizeof(realname)),                                                                \
+        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_ALG, alg, sizeof(alg)),              \
+        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_ID, (unsigned int *)&(g).id),               \
+        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_SECURITY_BITS, (unsigned int *)&(g).secbits), \
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_TLS, (int *)&(g).mintls),                \
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_TLS, (int *)&(g).maxtls),                \
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_DTLS, (int *)&(g).mindtls),              \
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_DTLS, (int *)&(g).maxdtls),              \
+        OSSL_PARAM_END                                                                        \
+    }
+
 static const OSSL_PARAM tls_groups[][10] = {
-    {
-        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME, "x25519", sizeof("x25519")),
-        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME_INTERNAL, "X25519", sizeof("X25519")),
-        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_ALG, "X25519", sizeof("X25519")),
-        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_ID, (unsigned int *)&x25519_group_id),
-        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_SECURITY_BITS, (unsigned int *)&x25519_secbits),
-        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_TLS, (int *)&x25519_mintls),
-        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_TLS, (int *)&x25519_maxtls),
-        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_DTLS, (int *)&x25519_mindtls),
-        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_DTLS, (int *)&x25519_maxdtls),
-        OSSL_PARAM_END },
+    TLS_GROUP("secp192r1", "prime192v1", "EC", g_p192),
+    TLS_GROUP("P-192", "prime192v1", "EC", g_p192),
+    TLS_GROUP("secp224r1", "secp224r1", "EC", g_p224),
+    TLS_GROUP("P-224", "secp224r1", "EC", g_p224),
+    TLS_GROUP("secp256r1", "prime256v1", "EC", g_p256),
+    TLS_GROUP("P-256", "prime256v1", "EC", g_p256),
+    TLS_GROUP("secp384r1", "secp384r1", "EC", g_p384),
+    TLS_GROUP("P-384", "secp384r1", "EC", g_p384),
+    TLS_GROUP("secp521r1", "secp521r1", "EC", g_p521),
+    TLS_GROUP("P-521", "secp521r1", "EC", g_p521),
+    TLS_GROUP("x25519", "X25519", "X25519", g_x25519),
 };
 
 int cptprov_tls_groups(OSSL_CALLBACK *cb, void *arg)

@@ -149,6 +149,7 @@ static int resolve(void *h)
     SYM(key_validate, "cptgo_key_validate");
     SYM(keygen_set_params, "cptgo_keygen_set_params");
     SYM(keygen, "cptgo_keygen");
+    SYM(keygen_set_template, "cptgo_keygen_set_template");
     SYM(derive, "cptgo_derive");
 #undef SYM
     if (go_api.abi_version() != CPT_ABI_VERSION) {

@@ -134,6 +134,10 @@ func (d *Device) ecc(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 			res, err := asym.ECDHX(c, f[0], f[1])
 			return aeResult(out, res, err, false)
 		}
+	case cptdrv.MinorECCCheck:
+		if f, ok := operands(inst, 1+2*b); ok {
+			return aeResult(nil, nil, c.ValidatePoint(f[0]), false)
+		}
 	}
 	return cptdrv.CompBadInst, 0, 0
 }

@@ -55,7 +55,7 @@ for g in "${groups[@]}"; do
 		run fork_test tests/run-c.sh fork_test
 		run panic_test build/panic_test --provider-path build
 		run lazy_test build/lazy_test --provider-path build
-		run x25519_test build/x25519_test --provider-path build
+		run kex_test build/kex_test --provider-path build
 		run gcm_test-asan tests/run-asan.sh
 		;;
 	integration)

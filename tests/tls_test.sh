@@ -221,15 +221,15 @@ run_case() {
     if [ "$ends" != client ] && ! cpt_stats_wait "$STATS" "$srv_pid" "$alg" device 3; then
         errs+=("server stats: $(cpt_stats_show "$STATS" "$srv_pid")")
     fi
-    # The key exchange: x25519, OpenSSL 3.0's first group, generated and
-    # derived by cptprov at every cptprov end.
-    local who p e
+    # The key exchange (KEX: X25519, OpenSSL 3.0's first group, unless the
+    # case sets -groups), generated and derived by cptprov at its ends.
+    local who p e kex=${KEX:-X25519}
     for who in server client; do
         [ $who = server ] && p=$srv_pid || p=$cli_pid
         [ -n "$p" ] || continue
         [ "$ends" = both ] || [ "$ends" = $who ] || continue
-        if ! cpt_stats_wait "$STATS" "$p" X25519 device 3; then
-            errs+=("$who did no X25519 on the device: $(cpt_stats_show "$STATS" "$p")")
+        if ! cpt_stats_wait "$STATS" "$p" "$kex" device 3; then
+            errs+=("$who did no $kex on the device: $(cpt_stats_show "$STATS" "$p")")
         fi
     done
     # A clean exchange has no failed operation at either end.
@@ -304,6 +304,17 @@ ENDS=server run_case interop-tls12-aes128gcm-cptprov-server download AES-128-GCM
 ENDS=client run_case interop-tls12-aes128gcm-cptprov-client download AES-128-GCM \
     ECDHE-RSA-AES128-GCM-SHA256 -cipher ECDHE-RSA-AES128-GCM-SHA256 -- \
     -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256
+
+# ECDHE on the NIST curves: key generation and derivation by cptprov.
+KEX=ECDH run_case tls13-aes256gcm-p256 download AES-256-GCM \
+    TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-256 -- \
+    -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-256
+KEX=ECDH run_case tls12-aes256gcm-p384 download AES-256-GCM \
+    ECDHE-RSA-AES256-GCM-SHA384 -cipher ECDHE-RSA-AES256-GCM-SHA384 -groups P-384 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES256-GCM-SHA384 -groups P-384
+KEX=ECDH ENDS=server run_case interop-tls13-p521-cptprov-server download AES-256-GCM \
+    TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-521 -- \
+    -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-521
 
 echo "tls_test: $(( ($(date +%s%N) - START) / 1000000 )) ms"
 cpt_finish

@@ -50,6 +50,8 @@ var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
 var _ = [1]struct{}{}[C.sizeof_struct_cpt_aead_shadow-unsafe.Sizeof(dispatch.AEADShadow{})]
 var _ = [1]struct{}{}[C.CPT_R_INVALID_KEY-C.int(dispatch.ReasonInvalidKey)]
 var _ = [1]struct{}{}[C.CPT_KEY_X25519-C.int(dispatch.KeyX25519)]
+var _ = [1]struct{}{}[C.CPT_KEY_EC-C.int(dispatch.KeyEC)]
+var _ = [1]struct{}{}[C.CPT_KEY_HAS_DOMAIN-C.int(dispatch.KeyHasDomain)]
 var _ = [1]struct{}{}[C.CPT_EXCH_SCRATCH_SIZE-dispatch.ScratchSize]
 var _ = [1]struct{}{}[unsafe.Offsetof(C.struct_cpt_aead_shadow{}.run_tag)-unsafe.Offsetof(dispatch.AEADShadow{}.RunTag)]
 
@@ -366,6 +368,25 @@ func cptgo_key_import(kt C.int, state unsafe.Pointer, selection C.int, params un
 	return result(st, k.Import(env, state, int(selection), dispatch.ParamsAt(params)))
 }
 
+// paramNames holds parameter names as C strings that live as long as the
+// process: OSSL_PARAM_dup, which EVP_PKEY_todata uses on exported arrays,
+// copies the values but keeps pointers to the names.
+var (
+	paramNamesMu sync.Mutex
+	paramNames   = map[string]*C.char{}
+)
+
+func paramName(name string) *C.char {
+	paramNamesMu.Lock()
+	defer paramNamesMu.Unlock()
+	p, ok := paramNames[name]
+	if !ok {
+		p = C.CString(name)
+		paramNames[name] = p
+	}
+	return p
+}
+
 // cptgo_key_export hands the key's parameters to OpenSSL's callback, in an
 // OSSL_PARAM array built in C memory (C must not keep Go pointers) and wiped
 // afterwards: it may hold a private key.
@@ -383,7 +404,7 @@ func cptgo_key_export(kt C.int, state unsafe.Pointer, selection C.int, cb, cbarg
 	}
 	size := (len(params) + 1) * int(C.sizeof_OSSL_PARAM)
 	for _, p := range params {
-		size += len(p.Name) + 1 + len(p.Data)
+		size += len(p.Data) + 1 // strings keep a NUL after them
 	}
 	mem := C.calloc(1, C.size_t(size))
 	if mem == nil {
@@ -397,9 +418,6 @@ func cptgo_key_export(kt C.int, state unsafe.Pointer, selection C.int, cb, cbarg
 	arr := unsafe.Slice((*C.OSSL_PARAM)(mem), len(params)+1)
 	off := (len(params) + 1) * int(C.sizeof_OSSL_PARAM)
 	for i, p := range params {
-		name := buf[off : off+len(p.Name)+1]
-		copy(name, p.Name)
-		off += len(name)
 		data := buf[off : off+len(p.Data)]
 		copy(data, p.Data)
 		if p.Type == dispatch.TypeUnsigned {
@@ -408,8 +426,8 @@ func cptgo_key_export(kt C.int, state unsafe.Pointer, selection C.int, cb, cbarg
 				data[a], data[b] = data[b], data[a]
 			}
 		}
-		off += len(data)
-		arr[i].key = (*C.char)(unsafe.Pointer(&name[0]))
+		off += len(data) + 1
+		arr[i].key = paramName(p.Name)
 		arr[i].data_type = C.uint(p.Type)
 		if len(data) > 0 {
 			arr[i].data = unsafe.Pointer(&data[0])
@@ -472,15 +490,25 @@ func cptgo_keygen_set_params(kt C.int, gen, params unsafe.Pointer, st *C.struct_
 }
 
 //export cptgo_keygen
-func cptgo_keygen(kt C.int, gen, state unsafe.Pointer, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_keygen(kt C.int, gen, state unsafe.Pointer, selection C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
 	maybePanic("keygen")
 	k, env, e := keyTypeOf(kt)
 	if e != nil {
 		return result(st, e)
 	}
-	async, e := k.Generate(env, gen, state, waiterOf(wn))
+	async, e := k.Generate(env, gen, state, int(selection), waiterOf(wn))
 	return pendingResult(nil, 0, async, st, e)
+}
+
+//export cptgo_keygen_set_template
+func cptgo_keygen_set_template(kt C.int, gen, template unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	k, _, e := keyTypeOf(kt)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, k.GenSetTemplate(gen, template))
 }
 
 //export cptgo_derive

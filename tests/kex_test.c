@@ -1,9 +1,11 @@
 /*
- * X25519 through cptprov against OpenSSL's default provider: RFC 7748
+ * Key exchange through cptprov against OpenSSL's default provider, for
+ * X25519 and ECDH on P-192, P-224, P-256, P-384 and P-521: RFC 7748
  * vectors, keys generated on either side used on the other, shared secrets
- * equal both ways, export/import both ways, key checks, a low-order peer
- * refused, and derivations inside many ASYNC jobs at once.
- * Usage: x25519_test --provider-path DIR [--iters N]
+ * equal both ways, export/import both ways, EVP_PKEY_eq, key checks, bad
+ * peers (low order, off the curve) and short buffers refused, and
+ * derivations inside many ASYNC jobs at once.
+ * Usage: kex_test --provider-path DIR [--iters N]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,15 +58,46 @@ static EVP_PKEY *raw_pub(const unsigned char *pub, const char *propq)
     return EVP_PKEY_new_raw_public_key_ex(lc, "X25519", propq, pub, 32);
 }
 
-static EVP_PKEY *keygen(const char *propq)
+/* The key types exercised: X25519, and EC on each NIST prime curve. */
+struct kex {
+    const char *alg, *group; /* group NULL for X25519 */
+};
+static const struct kex kexes[] = {
+    { "X25519", NULL }, { "EC", "P-192" }, { "EC", "P-224" }, { "EC", "P-256" },
+    { "EC", "P-384" }, { "EC", "P-521" },
+};
+
+static EVP_PKEY *keygen_kex(const struct kex *x, const char *propq)
 {
-    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, "X25519", propq);
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, x->alg, propq);
     EVP_PKEY *k = NULL;
 
-    if (c == NULL || EVP_PKEY_keygen_init(c) <= 0 || EVP_PKEY_keygen(c, &k) <= 0)
+    if (c == NULL || EVP_PKEY_keygen_init(c) <= 0
+        || (x->group != NULL && EVP_PKEY_CTX_set_group_name(c, x->group) <= 0)
+        || EVP_PKEY_keygen(c, &k) <= 0)
         k = NULL;
     EVP_PKEY_CTX_free(c);
     return k;
+}
+
+static EVP_PKEY *keygen(const char *propq)
+{
+    return keygen_kex(&kexes[0], propq);
+}
+
+/* A copy of k in the other provider, through export and import. */
+static EVP_PKEY *copy_to(EVP_PKEY *k, const char *alg, const char *propq)
+{
+    OSSL_PARAM *params = NULL;
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, alg, propq);
+    EVP_PKEY *out = NULL;
+
+    if (c == NULL || EVP_PKEY_todata(k, EVP_PKEY_KEYPAIR, &params) <= 0
+        || EVP_PKEY_fromdata_init(c) <= 0 || EVP_PKEY_fromdata(c, &out, EVP_PKEY_KEYPAIR, params) <= 0)
+        out = NULL;
+    OSSL_PARAM_free(params);
+    EVP_PKEY_CTX_free(c);
+    return out;
 }
 
 /* Derives with the key's own provider (propq selects the exchange). */
@@ -105,34 +138,83 @@ static void test_rfc7748(void)
 
 static void test_differential(int iters)
 {
-    for (int i = 0; i < iters; i++) {
-        EVP_PKEY *c = keygen("provider=cptprov"), *d = keygen("provider=default");
-        unsigned char s1[32], s2[32], raw[32], raw2[32];
-        size_t n = 32, n2 = 32;
-        EVP_PKEY *cpriv = NULL;
+    for (size_t t = 0; t < sizeof(kexes) / sizeof(kexes[0]); t++) {
+        const struct kex *x = &kexes[t];
+        const char *what = x->group != NULL ? x->group : x->alg;
 
-        CHECK(c != NULL && d != NULL && strcmp(prov_of(c), "cptprov") == 0, "keygen %d", i);
-        if (c == NULL || d == NULL)
-            return;
-        CHECK(derive(c, d, "provider=cptprov", s1) && derive(d, c, "provider=default", s2)
-                && memcmp(s1, s2, 32) == 0,
-            "iteration %d: cptprov and default agree on the shared secret", i);
-        /* Export to and import from the default provider. */
-        CHECK(EVP_PKEY_get_raw_private_key(c, raw, &n) && (cpriv = raw_priv(raw, "provider=default")) != NULL
-                && EVP_PKEY_get_raw_public_key(cpriv, raw2, &n2) && EVP_PKEY_get_raw_public_key(c, raw, &n)
-                && memcmp(raw, raw2, 32) == 0,
-            "iteration %d: cptprov's key exported, its public key as default computes it", i);
-        CHECK(EVP_PKEY_eq(c, cpriv) == 1, "iteration %d: EVP_PKEY_eq across providers", i);
-        EVP_PKEY_free(cpriv);
-        /* Key checks on the device. */
-        {
-            EVP_PKEY_CTX *k = EVP_PKEY_CTX_new_from_pkey(lc, c, "provider=cptprov");
-            CHECK(k != NULL && EVP_PKEY_check(k) == 1 && EVP_PKEY_public_check(k) == 1, "iteration %d: key checks", i);
-            EVP_PKEY_CTX_free(k);
+        for (int i = 0; i < iters; i++) {
+            EVP_PKEY *c = keygen_kex(x, "provider=cptprov"), *d = keygen_kex(x, "provider=default");
+            EVP_PKEY *c2d = NULL, *d2c = NULL;
+            unsigned char s1[66], s2[66], s3[66];
+
+            CHECK(c != NULL && d != NULL && strcmp(prov_of(c), "cptprov") == 0, "%s keygen %d", what, i);
+            if (c == NULL || d == NULL)
+                return;
+            {
+                size_t n1 = 0, n2 = 0;
+                EVP_PKEY_CTX *a = EVP_PKEY_CTX_new_from_pkey(lc, c, "provider=cptprov");
+                EVP_PKEY_CTX *b = EVP_PKEY_CTX_new_from_pkey(lc, d, "provider=default");
+                int ok = a != NULL && b != NULL && EVP_PKEY_derive_init(a) > 0 && EVP_PKEY_derive_init(b) > 0
+                    && EVP_PKEY_derive_set_peer(a, d) > 0 && EVP_PKEY_derive_set_peer(b, c) > 0
+                    && EVP_PKEY_derive(a, NULL, &n1) > 0 && n1 <= sizeof(s1) && EVP_PKEY_derive(a, s1, &n1) > 0
+                    && EVP_PKEY_derive(b, NULL, &n2) > 0 && n2 <= sizeof(s2) && EVP_PKEY_derive(b, s2, &n2) > 0;
+
+                CHECK(ok && n1 == n2 && memcmp(s1, s2, n1) == 0,
+                    "%s iteration %d: cptprov and default agree on the shared secret", what, i);
+                EVP_PKEY_CTX_free(a);
+                EVP_PKEY_CTX_free(b);
+            }
+            /* Keys cross providers both ways and stay the same keys. */
+            c2d = copy_to(c, x->alg, "provider=default");
+            d2c = copy_to(d, x->alg, "provider=cptprov");
+            CHECK(c2d != NULL && d2c != NULL && strcmp(prov_of(d2c), "cptprov") == 0,
+                "%s iteration %d: export/import both ways", what, i);
+            CHECK(c2d != NULL && EVP_PKEY_eq(c, c2d) == 1 && d2c != NULL && EVP_PKEY_eq(d, d2c) == 1,
+                "%s iteration %d: EVP_PKEY_eq across providers", what, i);
+            {
+                EVP_PKEY_CTX *k = EVP_PKEY_CTX_new_from_pkey(lc, d2c, "provider=cptprov");
+                size_t n = 0;
+                int ok = k != NULL && EVP_PKEY_check(k) == 1 && EVP_PKEY_public_check(k) == 1;
+
+                /* The imported key derives the same secret with cptprov. */
+                EVP_PKEY_CTX_free(k);
+                k = EVP_PKEY_CTX_new_from_pkey(lc, d2c, "provider=cptprov");
+                ok = ok && k != NULL && EVP_PKEY_derive_init(k) > 0 && EVP_PKEY_derive_set_peer(k, c) > 0
+                    && EVP_PKEY_derive(k, NULL, &n) > 0 && n <= sizeof(s3) && EVP_PKEY_derive(k, s3, &n) > 0
+                    && memcmp(s3, s1, n) == 0;
+                CHECK(ok, "%s iteration %d: imported key checks and derives", what, i);
+                EVP_PKEY_CTX_free(k);
+            }
+            EVP_PKEY_free(c2d);
+            EVP_PKEY_free(d2c);
+            EVP_PKEY_free(c);
+            EVP_PKEY_free(d);
         }
-        EVP_PKEY_free(c);
-        EVP_PKEY_free(d);
     }
+}
+
+/* An EC public key whose point is off the curve is refused on import. */
+static void test_ec_off_curve(void)
+{
+    EVP_PKEY *d = keygen_kex(&kexes[3], "provider=default"), *bad = NULL;
+    unsigned char pub[65];
+    size_t n = 0;
+    OSSL_PARAM params[3];
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, "EC", "provider=cptprov");
+
+    CHECK(d != NULL && EVP_PKEY_get_octet_string_param(d, "pub", pub, sizeof(pub), &n) && n == 65, "P-256 key");
+    pub[64] ^= 1;
+    params[0] = OSSL_PARAM_construct_utf8_string("group", (char *)"P-256", 0);
+    params[1] = OSSL_PARAM_construct_octet_string("pub", pub, 65);
+    params[2] = OSSL_PARAM_construct_end();
+    ERR_clear_error();
+    CHECK(c != NULL && EVP_PKEY_fromdata_init(c) > 0
+            && EVP_PKEY_fromdata(c, &bad, EVP_PKEY_PUBLIC_KEY, params) <= 0 && ERR_peek_error() != 0,
+        "a P-256 point off the curve is refused with an error");
+    ERR_clear_error();
+    EVP_PKEY_free(bad);
+    EVP_PKEY_free(d);
+    EVP_PKEY_CTX_free(c);
 }
 
 static void test_negative(void)
@@ -253,7 +335,7 @@ static void test_async(int njobs)
 int main(int argc, char **argv)
 {
     const char *path = "build";
-    int iters = 200;
+    int iters = 40;
 
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--provider-path") == 0)
@@ -270,6 +352,7 @@ int main(int argc, char **argv)
     test_rfc7748();
     test_differential(iters);
     test_negative();
+    test_ec_off_curve();
     test_async(32);
     OSSL_LIB_CTX_free(lc);
     printf("%d passed, %d failed\n", passed, failed);

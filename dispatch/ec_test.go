@@ -1,0 +1,103 @@
+package dispatch
+
+import (
+	"bytes"
+	"crypto/ecdh"
+	"testing"
+)
+
+func TestECGenerateDeriveImportMatchCryptoECDH(t *testing.T) {
+	env := testEnv(t)
+	kt := KeyTypeByID(KeyEC)
+	for _, tc := range []struct {
+		group string
+		curve ecdh.Curve
+	}{{"P-256", ecdh.P256()}, {"secp384r1", ecdh.P384()}, {"P-521", ecdh.P521()}} {
+		for i := 0; i < 10; i++ {
+			async := i%2 == 1
+			gen, key := dma(t, int(kt.GenStateSize())), dma(t, int(kt.StateSize()))
+			name := dma(t, len(tc.group))
+			copy(name, tc.group)
+			var l paramList
+			l.add("group", TypeUTF8, ptr(name), uintptr(len(name)))
+			if err := kt.GenSetParams(env, ptr(gen), l.params()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := call(async, func(w Waiter) (int, bool, *Error) {
+				p, err := kt.Generate(env, ptr(gen), ptr(key), SelectKeypair, w)
+				return 0, p, err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			k := (*ecKey)(ptr(key))
+			mine, err := tc.curve.NewPrivateKey(k.privBytes())
+			if err != nil || !bytes.Equal(mine.PublicKey().Bytes(), k.pubBytes()) {
+				t.Fatalf("%s: generated public key differs from crypto/ecdh's", tc.group)
+			}
+			// Export: the private scalar goes out as a big-endian unsigned.
+			params, e := kt.Export(env, ptr(key), SelectKeypair|SelectDomain)
+			if e != nil || len(params) != 3 || params[2].Type != TypeUnsigned || !bytes.Equal(params[2].Data, k.privBytes()) {
+				t.Fatalf("%s: export %+v %v", tc.group, params, e)
+			}
+			// A peer key from crypto/ecdh, given as TLS gives it.
+			other, _ := tc.curve.GenerateKey(nil)
+			peer := dma(t, int(kt.StateSize()))
+			(*ecKey)(ptr(peer)).curve = k.curve
+			(*ecKey)(ptr(peer)).head = KeyHead{Type: KeyEC, Has: KeyHasDomain}
+			enc := dma(t, len(other.PublicKey().Bytes()))
+			copy(enc, other.PublicKey().Bytes())
+			var l2 paramList
+			l2.add("encoded-pub-key", TypeOctet, ptr(enc), uintptr(len(enc)))
+			if err := kt.SetParams(env, ptr(peer), l2.params()); err != nil {
+				t.Fatal(err)
+			}
+			out, scratch := dma(t, 66), dma(t, ScratchSize)
+			n, derr := call(async, func(w Waiter) (int, bool, *Error) {
+				return kt.Derive(env, ptr(key), ptr(peer), ptr(scratch), ptr(out), len(out), w)
+			})
+			want, _ := other.ECDH(mine.PublicKey())
+			if derr != nil || n != len(want) || !bytes.Equal(out[:n], want) {
+				t.Fatalf("%s: ECDH %d %v", tc.group, n, derr)
+			}
+			if !bytes.Equal(scratch, make([]byte, ScratchSize)) {
+				t.Fatal("the private key was left in the operand memory")
+			}
+			if !kt.Validate(env, ptr(key), SelectKeypair) {
+				t.Fatalf("%s: a generated key does not validate", tc.group)
+			}
+			// An off-curve point is refused.
+			enc[len(enc)-1] ^= 1
+			if err := kt.SetParams(env, ptr(peer), l2.params()); err == nil || err.Reason != ReasonInvalidKey {
+				t.Fatalf("%s: off-curve point: %v", tc.group, err)
+			}
+		}
+	}
+}
+
+func TestECImportErrors(t *testing.T) {
+	env := testEnv(t)
+	kt := KeyTypeByID(KeyEC)
+	key := dma(t, int(kt.StateSize()))
+	name := dma(t, 9)
+	copy(name, "brainpool")
+	var l paramList
+	l.add("group", TypeUTF8, ptr(name), 9)
+	if err := kt.Import(env, ptr(key), SelectKeypair|SelectDomain, l.params()); err == nil || err.Reason != ReasonBadParameter {
+		t.Fatalf("unknown group: %v", err)
+	}
+	// A private key equal to the order is out of range.
+	p256 := curveByName("P-256")
+	order := dma(t, 32)
+	copy(order, p256.order)
+	for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 { // native (little-endian) order, as OpenSSL passes BIGNUMs
+		order[i], order[j] = order[j], order[i]
+	}
+	g := dma(t, 5)
+	copy(g, "P-256")
+	var l2 paramList
+	l2.add("group", TypeUTF8, ptr(g), 5)
+	l2.add("priv", TypeUnsigned, ptr(order), 32)
+	if err := kt.Import(env, ptr(key), SelectKeypair|SelectDomain, l2.params()); err == nil || err.Reason != ReasonInvalidKey {
+		t.Fatalf("private key = order: %v", err)
+	}
+}
