@@ -47,6 +47,7 @@ const (
 	algX25519 = 32 + iota
 	algEC     // EC key generation and checks
 	algECDH
+	algECDSA
 )
 
 // maxAlg bounds the algorithm ids (CPT_ALG_*).

@@ -99,6 +99,8 @@ func deviceError(res cptdrv.Result, err error) *Error {
 		return errorf(ReasonAuthFailed, "tag verification failed")
 	case res.UCCode == cptdrv.UCBadPoint:
 		return errorf(ReasonInvalidKey, "invalid key: point not on the curve or scalar out of range")
+	case res.UCCode == cptdrv.UCVerifyFail:
+		return errorf(ReasonVerifyFailed, "signature verification failed")
 	case res.UCCode == cptdrv.UCZeroResult:
 		return errorf(ReasonInvalidKey, "invalid peer key: the shared secret would be zero")
 	case res.UCCode != cptdrv.UCSuccess:

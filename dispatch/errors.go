@@ -26,6 +26,7 @@ const (
 	ReasonTooManyRecords
 	ReasonTimeout
 	ReasonInvalidKey
+	ReasonVerifyFailed
 )
 
 // Error is an operation failure with the reason OpenSSL will show.

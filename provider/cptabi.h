@@ -39,6 +39,7 @@
 #define CPT_R_TOO_MANY_RECORDS 16
 #define CPT_R_TIMEOUT 17
 #define CPT_R_INVALID_KEY 18
+#define CPT_R_VERIFY_FAILED 19
 
 /* Cipher algorithm ids (dispatch.Alg*). */
 #define CPT_ALG_AES_128_GCM 1
@@ -62,6 +63,13 @@ struct cpt_key_head {
 #define CPT_KEY_STATE_SIZE 256
 /* Operand memory of a key-exchange context (dispatch.ScratchSize). */
 #define CPT_EXCH_SCRATCH_SIZE 256
+
+/* Signature ids (dispatch.Sig*), operations, and context sizes. */
+#define CPT_SIG_ECDSA 1
+#define CPT_OP_SIGN 1
+#define CPT_OP_VERIFY 2
+#define CPT_SIG_STATE_SIZE 512
+#define CPT_SIG_SCRATCH_SIZE 512
 
 /* Bytes of Go-owned state in every cipher context (>= dispatch.MaxStateSize). */
 #define CPT_CIPHER_STATE_SIZE 1024

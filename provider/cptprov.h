@@ -50,6 +50,17 @@ struct cptgo_api {
     int (*keygen_set_template)(int kt, void *gen, void *template, struct cpt_status *st);
     int (*derive)(int kt, void *key, void *peer, void *scratch, void *out, size_t *outl,
         size_t outsize, struct cpt_notifier *n, struct cpt_status *st);
+    int (*sig_init)(int alg, void *state, void *key, int op, int stream, const char *mdname,
+        const void *params, struct cpt_status *st);
+    int (*sig_set_params)(int alg, void *state, const void *params, struct cpt_status *st);
+    int (*sig_get_params)(int alg, void *state, void *params, struct cpt_status *st);
+    int (*sig_update)(int alg, void *state, const void *data, size_t len, struct cpt_status *st);
+    int (*sig_sign)(int alg, void *state, void *key, void *scratch, void *sig, size_t *siglen,
+        size_t sigsize, const void *tbs, size_t tbslen, int final, struct cpt_notifier *n,
+        struct cpt_status *st);
+    int (*sig_verify)(int alg, void *state, void *key, void *scratch, const void *sig,
+        size_t siglen, const void *tbs, size_t tbslen, int final, struct cpt_notifier *n,
+        struct cpt_status *st);
 };
 
 /* errors.c */
@@ -85,6 +96,7 @@ extern const OSSL_ALGORITHM cptprov_ciphers[];
 /* keymgmt.c, exchange.c */
 extern const OSSL_ALGORITHM cptprov_keymgmts[];
 extern const OSSL_ALGORITHM cptprov_keyexchs[];
+extern const OSSL_ALGORITHM cptprov_signatures[];
 int cptprov_tls_groups(OSSL_CALLBACK *cb, void *arg);
 
 /* A key object: C memory, state laid out by Go, reference counted. */

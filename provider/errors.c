@@ -26,6 +26,7 @@ const OSSL_ITEM cptprov_reason_strings[] = {
     { CPT_R_TOO_MANY_RECORDS, "too many records" },
     { CPT_R_TIMEOUT, "device timeout" },
     { CPT_R_INVALID_KEY, "invalid key" },
+    { CPT_R_VERIFY_FAILED, "signature verification failed" },
     { 0, NULL }
 };
 

@@ -387,7 +387,7 @@ static const OSSL_PARAM ec_gen_settable[] = {
     OSSL_PARAM_END
 };
 
-CPTPROV_KEYMGMT(ec, CPT_KEY_EC, 0, "ECDH", NULL, ec_key_types, ec_gettable, ec_settable,
+CPTPROV_KEYMGMT(ec, CPT_KEY_EC, 0, "ECDH", "ECDSA", ec_key_types, ec_gettable, ec_settable,
     ec_gen_settable)
 
 const OSSL_ALGORITHM cptprov_keymgmts[] = {

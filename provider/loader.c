@@ -151,6 +151,12 @@ static int resolve(void *h)
     SYM(keygen, "cptgo_keygen");
     SYM(keygen_set_template, "cptgo_keygen_set_template");
     SYM(derive, "cptgo_derive");
+    SYM(sig_init, "cptgo_sig_init");
+    SYM(sig_set_params, "cptgo_sig_set_params");
+    SYM(sig_get_params, "cptgo_sig_get_params");
+    SYM(sig_update, "cptgo_sig_update");
+    SYM(sig_sign, "cptgo_sig_sign");
+    SYM(sig_verify, "cptgo_sig_verify");
 #undef SYM
     if (go_api.abi_version() != CPT_ABI_VERSION) {
         snprintf(go_error, sizeof(go_error), "libcptgo.so speaks ABI %d, cptprov.so %d",

@@ -59,6 +59,8 @@ static const OSSL_ALGORITHM *cptprov_query(void *provctx, int operation_id, int 
         return cptprov_keymgmts;
     case OSSL_OP_KEYEXCH:
         return cptprov_keyexchs;
+    case OSSL_OP_SIGNATURE:
+        return cptprov_signatures;
     }
     return NULL;
 }

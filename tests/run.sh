@@ -56,6 +56,7 @@ for g in "${groups[@]}"; do
 		run panic_test build/panic_test --provider-path build
 		run lazy_test build/lazy_test --provider-path build
 		run kex_test build/kex_test --provider-path build
+		run sig_test build/sig_test --provider-path build
 		run gcm_test-asan tests/run-asan.sh
 		;;
 	integration)

@@ -49,6 +49,10 @@ var _ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
 var _ = [1]struct{}{}[C.sizeof_struct_cpt_aead_shadow-unsafe.Sizeof(dispatch.AEADShadow{})]
 var _ = [1]struct{}{}[C.CPT_R_INVALID_KEY-C.int(dispatch.ReasonInvalidKey)]
+var _ = [1]struct{}{}[C.CPT_R_VERIFY_FAILED-C.int(dispatch.ReasonVerifyFailed)]
+var _ = [1]struct{}{}[C.CPT_SIG_ECDSA-C.int(dispatch.SigECDSA)]
+var _ = [1]struct{}{}[C.CPT_OP_VERIFY-C.int(dispatch.OpVerify)]
+var _ = [1]struct{}{}[C.CPT_SIG_SCRATCH_SIZE-dispatch.SigScratchSize]
 var _ = [1]struct{}{}[C.CPT_KEY_X25519-C.int(dispatch.KeyX25519)]
 var _ = [1]struct{}{}[C.CPT_KEY_EC-C.int(dispatch.KeyEC)]
 var _ = [1]struct{}{}[C.CPT_KEY_HAS_DOMAIN-C.int(dispatch.KeyHasDomain)]
@@ -125,7 +129,8 @@ func cptgo_start(cfg *C.struct_cpt_config, st *C.struct_cpt_status) (rc C.int) {
 	if proc != nil {
 		return C.CPT_OK
 	}
-	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE || dispatch.MaxKeyStateSize() > C.CPT_KEY_STATE_SIZE {
+	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE || dispatch.MaxKeyStateSize() > C.CPT_KEY_STATE_SIZE ||
+		dispatch.MaxSigStateSize() > C.CPT_SIG_STATE_SIZE {
 		return result(st, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: "operation state larger than the C side reserves"})
 	}
 	p, err := startProcess(cfg)
@@ -521,4 +526,95 @@ func cptgo_derive(kt C.int, key, peer, scratch, out unsafe.Pointer, outl *C.size
 	}
 	n, async, e := k.Derive(env, key, peer, scratch, out, int(outsize), waiterOf(wn))
 	return pendingResult(outl, n, async, st, e)
+}
+
+// signatureOf finds the signature scheme and the process environment.
+func signatureOf(alg C.int) (dispatch.Signature, *dispatch.Env, *dispatch.Error) {
+	s := dispatch.SignatureByID(int(alg))
+	if s == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: fmt.Sprintf("unknown signature %d", alg)}
+	}
+	p := proc
+	if p == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonDeviceUnavailable, Msg: "device not started"}
+	}
+	return s, p.env, nil
+}
+
+//export cptgo_sig_init
+func cptgo_sig_init(alg C.int, state, key unsafe.Pointer, op, stream C.int, mdname *C.char, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	md := ""
+	if mdname != nil {
+		md = C.GoString(mdname)
+	}
+	return result(st, s.Init(env, state, key, int(op), stream != 0, md, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_sig_set_params
+func cptgo_sig_set_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, s.SetParams(env, state, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_sig_get_params
+func cptgo_sig_get_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, s.GetParams(env, state, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_sig_update
+func cptgo_sig_update(alg C.int, state, data unsafe.Pointer, n C.size_t, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, s.Update(env, state, goBytes(data, n)))
+}
+
+//export cptgo_sig_sign
+func cptgo_sig_sign(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen *C.size_t, sigsize C.size_t, tbs unsafe.Pointer, tbslen C.size_t, final C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	maybePanic("sign")
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	var n int
+	var async bool
+	if final != 0 {
+		n, async, e = s.SignFinal(env, state, key, scratch, sig, int(sigsize), waiterOf(wn))
+	} else {
+		n, async, e = s.Sign(env, state, key, scratch, sig, int(sigsize), goBytes(tbs, tbslen), waiterOf(wn))
+	}
+	return pendingResult(siglen, n, async, st, e)
+}
+
+//export cptgo_sig_verify
+func cptgo_sig_verify(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen C.size_t, tbs unsafe.Pointer, tbslen C.size_t, final C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	var async bool
+	if final != 0 {
+		async, e = s.VerifyFinal(env, state, key, scratch, goBytes(sig, siglen), waiterOf(wn))
+	} else {
+		async, e = s.Verify(env, state, key, scratch, goBytes(sig, siglen), goBytes(tbs, tbslen), waiterOf(wn))
+	}
+	return pendingResult(nil, 0, async, st, e)
 }

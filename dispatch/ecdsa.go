@@ -1,0 +1,338 @@
+package dispatch
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"unsafe"
+
+	"cptprov/cptdrv"
+)
+
+// ECDSA signatures on the NIST curves. The nonce, the hashing of messages
+// and the DER encoding are the driver's; the signature and verification
+// arithmetic runs on the device (the hash is truncated there, per FIPS 186).
+type ecdsaSig struct{}
+
+// Signature operations (the C side passes them to Init).
+const (
+	OpSign   = 1
+	OpVerify = 2
+)
+
+// SigScratchSize is the operand memory of a signature context.
+const SigScratchSize = 512
+
+// ecdsaCtx is an ECDSA operation context in C memory.
+type ecdsaCtx struct {
+	op     uint32
+	md     uint32 // digest id, 0 while none is set
+	stream uint32 // a digest-sign/verify message is being hashed
+	_      uint32
+	hs     hashState
+}
+
+func (ecdsaSig) Name() string       { return "ECDSA" }
+func (ecdsaSig) StateSize() uintptr { return unsafe.Sizeof(ecdsaCtx{}) }
+
+// Init starts an operation with key; with stream set, a message hashed
+// with the digest mdName (EVP_DigestSign/Verify), else a pre-hashed input.
+func (ecdsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName string, params Params) *Error {
+	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
+	if k == nil || k.c() == nil {
+		return errorf(ReasonMissingKey, "ECDSA needs an EC key with a group")
+	}
+	if op == OpSign && k.head.Has&KeyHasPrivate == 0 {
+		return errorf(ReasonMissingKey, "ECDSA signing needs a private key")
+	}
+	if op == OpVerify && k.head.Has&KeyHasPublic == 0 {
+		return errorf(ReasonMissingKey, "ECDSA verification needs a public key")
+	}
+	c.hs.reset()
+	*c = ecdsaCtx{op: uint32(op)}
+	if mdName != "" {
+		d := digestByName(mdName)
+		if d == nil {
+			return errorf(ReasonBadParameter, "digest %q not supported with ECDSA", mdName)
+		}
+		c.md = d.id
+	}
+	if stream {
+		if c.md == 0 {
+			return errorf(ReasonBadParameter, "no digest for ECDSA over a message")
+		}
+		c.stream = 1
+	}
+	return ecdsaSig{}.SetParams(env, st, params)
+}
+
+func (ecdsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
+	c := (*ecdsaCtx)(st)
+	var err *Error
+	params.Each(func(name string, p *Param) bool {
+		switch name {
+		case "digest":
+			v, ok := p.UTF8()
+			d := digestByName(v)
+			switch {
+			case !ok:
+				err = errorf(ReasonBadParameter, "parameter \"digest\" must be a UTF-8 string")
+			case d == nil:
+				err = errorf(ReasonBadParameter, "digest %q not supported with ECDSA", v)
+			case c.stream != 0 && c.hs.n != 0 && d.id != c.md:
+				err = errorf(ReasonWrongState, "the digest cannot change while a message is hashed")
+			default:
+				c.md = d.id
+			}
+		case "digest-size":
+			v, ok := p.Uint64()
+			if d := digestByID(c.md); !ok || (d != nil && uint64(d.size) != v) {
+				err = errorf(ReasonBadParameter, "parameter \"digest-size\" does not match the digest")
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+func (ecdsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
+	c := (*ecdsaCtx)(st)
+	d := digestByID(c.md)
+	var err *Error
+	params.Each(func(name string, p *Param) bool {
+		switch name {
+		case "digest":
+			if d != nil && !p.SetUTF8(d.names[0]) {
+				err = errorf(ReasonBadParameter, "parameter \"digest\": buffer too small")
+			}
+		case "digest-size":
+			if d != nil {
+				err = setUint(p, name, uint64(d.size))
+			}
+		case "algorithm-id":
+			if d == nil || d.ecdsaAID == nil {
+				err = errorf(ReasonBadParameter, "no algorithm identifier for ECDSA without a SHA-1/SHA-2/SHA-3 digest")
+			} else if !p.SetOctets(d.ecdsaAID) {
+				err = errorf(ReasonBadParameter, "parameter \"algorithm-id\": buffer too small")
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+// Update hashes more of the message.
+func (ecdsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {
+	c := (*ecdsaCtx)(st)
+	d := digestByID(c.md)
+	if c.stream == 0 || d == nil {
+		return errorf(ReasonWrongState, "not hashing a message")
+	}
+	h, err := c.hs.load(d)
+	if err != nil {
+		return err
+	}
+	h.Write(data)
+	return c.hs.save(h)
+}
+
+// messageHash finishes the message's hash into dst and resets the state.
+func (c *ecdsaCtx) messageHash(dst []byte) ([]byte, *Error) {
+	d := digestByID(c.md)
+	h, err := c.hs.load(d)
+	if err != nil {
+		return nil, err
+	}
+	c.hs.reset()
+	return h.Sum(dst[:0]), nil
+}
+
+// Sign signs a digest (tbs) with the key; with a nil sig it reports the
+// largest signature.
+func (ecdsaSig) Sign(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, tbs []byte, w Waiter) (int, bool, *Error) {
+	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
+	cv := k.c()
+	if sig == nil {
+		return cv.maxSigLen, false, nil
+	}
+	if sigsize < cv.maxSigLen {
+		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, cv.maxSigLen)
+	}
+	if d := digestByID(c.md); d != nil && c.stream == 0 && len(tbs) != d.size {
+		return 0, false, errorf(ReasonBadParameter, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
+	}
+	return ecdsaSign(env, k, scratch, sig, tbs, w)
+}
+
+func ecdsaSign(env *Env, k *ecKey, scratch, sig unsafe.Pointer, hash []byte, w Waiter) (int, bool, *Error) {
+	cv := k.c()
+	b := cv.byteLen
+	if len(hash) > 64 {
+		hash = hash[:64] // the device truncates to the order's length anyway
+	}
+	mem := unsafe.Slice((*byte)(scratch), SigScratchSize)
+	ops := mem[:2*b+len(hash)]
+	copy(ops, k.privBytes())
+	if err := cv.randomScalar(ops[b : 2*b]); err != nil {
+		return 0, false, errorf(ReasonOperationFailed, "drawing an ECDSA nonce: %v", err)
+	}
+	copy(ops[2*b:], hash)
+	out := mem[len(ops) : len(ops)+2*b]
+	inst := cptdrv.Instruction{
+		Op:     cptdrv.Op(cptdrv.MajorECDSA, cptdrv.MinorECDSASign),
+		Param1: cv.dev, Param2: uint16(len(hash)),
+		DPtr: cptdrv.Addr(ops), DLen: uint32(len(ops)),
+		RPtr: cptdrv.Addr(out), RLen: uint32(len(out)),
+	}
+	n, pending, err := run(env.AE, env.algCounters(algECDSA, "ECDSA"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
+		der := derSignature(out[:b], out[b:])
+		clear(mem)
+		if len(der) > cv.maxSigLen {
+			return 0, errorf(ReasonInternal, "ECDSA signature longer than its bound")
+		}
+		return copy(unsafe.Slice((*byte)(sig), len(der)), der), nil
+	}))
+	if !pending && err != nil {
+		clear(mem)
+	}
+	return n, pending, err
+}
+
+// Verify checks a DER signature over a digest (tbs). A signature that does
+// not verify is an error (ReasonVerifyFailed).
+func (ecdsaSig) Verify(env *Env, st, key, scratch unsafe.Pointer, sig, tbs []byte, w Waiter) (bool, *Error) {
+	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
+	if d := digestByID(c.md); d != nil && c.stream == 0 && len(tbs) != d.size {
+		return false, errorf(ReasonBadParameter, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
+	}
+	return ecdsaVerify(env, k, scratch, sig, tbs, w)
+}
+
+func ecdsaVerify(env *Env, k *ecKey, scratch unsafe.Pointer, sig, hash []byte, w Waiter) (bool, *Error) {
+	cv := k.c()
+	b := cv.byteLen
+	r, s, ok := parseDERSignature(sig, b)
+	if !ok {
+		return false, errorf(ReasonVerifyFailed, "malformed ECDSA signature")
+	}
+	if len(hash) > 64 {
+		hash = hash[:64]
+	}
+	mem := unsafe.Slice((*byte)(scratch), SigScratchSize)
+	ops := mem[:1+2*b+2*b+len(hash)]
+	copy(ops, k.pubBytes())
+	copy(ops[1+2*b+b-len(r):], r)
+	copy(ops[1+3*b+b-len(s):], s)
+	copy(ops[1+4*b:], hash)
+	inst := cptdrv.Instruction{
+		Op:     cptdrv.Op(cptdrv.MajorECDSA, cptdrv.MinorECDSAVerify),
+		Param1: cv.dev, Param2: uint16(len(hash)),
+		DPtr: cptdrv.Addr(ops), DLen: uint32(len(ops)),
+	}
+	_, pending, err := run(env.AE, env.algCounters(algECDSA, "ECDSA"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
+		return 1, nil
+	}))
+	return pending, err
+}
+
+// SignFinal signs the hashed message.
+func (ecdsaSig) SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, w Waiter) (int, bool, *Error) {
+	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
+	if c.stream == 0 {
+		return 0, false, errorf(ReasonWrongState, "not hashing a message")
+	}
+	if sig == nil {
+		return k.c().maxSigLen, false, nil
+	}
+	if sigsize < k.c().maxSigLen {
+		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, k.c().maxSigLen)
+	}
+	var buf [64]byte
+	h, err := c.messageHash(buf[:])
+	if err != nil {
+		return 0, false, err
+	}
+	return ecdsaSign(env, k, scratch, sig, h, w)
+}
+
+// VerifyFinal checks a signature over the hashed message.
+func (ecdsaSig) VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byte, w Waiter) (bool, *Error) {
+	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
+	if c.stream == 0 {
+		return false, errorf(ReasonWrongState, "not hashing a message")
+	}
+	var buf [64]byte
+	h, err := c.messageHash(buf[:])
+	if err != nil {
+		return false, err
+	}
+	return ecdsaVerify(env, k, scratch, sig, h, w)
+}
+
+// derSignature encodes ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }.
+func derSignature(r, s []byte) []byte {
+	ri, si := derInteger(r), derInteger(s)
+	body := append(ri, si...)
+	out := []byte{0x30}
+	if len(body) < 0x80 {
+		out = append(out, byte(len(body)))
+	} else {
+		out = append(out, 0x81, byte(len(body)))
+	}
+	return append(out, body...)
+}
+
+func derInteger(v []byte) []byte {
+	v = bytes.TrimLeft(v, "\x00")
+	if len(v) == 0 {
+		v = []byte{0}
+	}
+	if v[0]&0x80 != 0 {
+		v = append([]byte{0}, v...)
+	}
+	return append([]byte{0x02, byte(len(v))}, v...)
+}
+
+// parseDERSignature takes r and s (big-endian, at most b bytes each) from a
+// DER signature, accepting only the canonical encoding, as OpenSSL does.
+func parseDERSignature(sig []byte, b int) (r, s []byte, ok bool) {
+	if len(sig) < 8 || sig[0] != 0x30 {
+		return nil, nil, false
+	}
+	body, n := sig[2:], int(sig[1])
+	if sig[1] == 0x81 {
+		if len(sig) < 3 {
+			return nil, nil, false
+		}
+		body, n = sig[3:], int(sig[2])
+	} else if sig[1] > 0x80 {
+		return nil, nil, false
+	}
+	if n != len(body) {
+		return nil, nil, false
+	}
+	readInt := func(in []byte) ([]byte, []byte, bool) {
+		if len(in) < 3 || in[0] != 0x02 || int(in[1]) > len(in)-2 || in[1] == 0 || in[1] >= 0x80 {
+			return nil, nil, false
+		}
+		v := in[2 : 2+int(in[1])]
+		if v[0]&0x80 != 0 {
+			return nil, nil, false // negative
+		}
+		return bytes.TrimLeft(v, "\x00"), in[2+int(in[1]):], true
+	}
+	var rest []byte
+	if r, rest, ok = readInt(body); !ok {
+		return nil, nil, false
+	}
+	if s, rest, ok = readInt(rest); !ok || len(rest) != 0 {
+		return nil, nil, false
+	}
+	if len(r) == 0 || len(s) == 0 || len(r) > b || len(s) > b {
+		return nil, nil, false
+	}
+	// Only the canonical (minimal) encoding re-encodes to the same bytes.
+	if subtle.ConstantTimeCompare(derSignature(r, s), sig) != 1 {
+		return nil, nil, false
+	}
+	return r, s, true
+}

@@ -1,0 +1,49 @@
+package dispatch
+
+import "unsafe"
+
+// Signature is the EVP semantics of one signature scheme over an operation
+// context in C memory (StateSize bytes) and a key's state. Sign and Verify
+// work on a digest; Update, SignFinal and VerifyFinal on a message hashed
+// here (EVP_DigestSign/Verify). scratch is SigScratchSize bytes of C memory
+// for device operands.
+type Signature interface {
+	Name() string
+	StateSize() uintptr
+	Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName string, params Params) *Error
+	SetParams(env *Env, st unsafe.Pointer, params Params) *Error
+	GetParams(env *Env, st unsafe.Pointer, params Params) *Error
+	Update(env *Env, st unsafe.Pointer, data []byte) *Error
+	Sign(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, tbs []byte, w Waiter) (int, bool, *Error)
+	Verify(env *Env, st, key, scratch unsafe.Pointer, sig, tbs []byte, w Waiter) (bool, *Error)
+	SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, w Waiter) (int, bool, *Error)
+	VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byte, w Waiter) (bool, *Error)
+}
+
+// Signature ids shared with the C side (cptabi.h CPT_SIG_*).
+const (
+	SigECDSA = 1
+)
+
+var signatures = [maxAlg]Signature{
+	SigECDSA: ecdsaSig{},
+}
+
+// SignatureByID returns the signature scheme for a CPT_SIG_* id, or nil.
+func SignatureByID(id int) Signature {
+	if id < 0 || id >= maxAlg {
+		return nil
+	}
+	return signatures[id]
+}
+
+// MaxSigStateSize is the largest signature context.
+func MaxSigStateSize() uintptr {
+	var m uintptr
+	for _, s := range signatures {
+		if s != nil {
+			m = max(m, s.StateSize())
+		}
+	}
+	return m
+}

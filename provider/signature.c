@@ -1,0 +1,282 @@
+/*
+ * Signatures: one generic skeleton; each scheme is a row built by
+ * CPTPROV_SIGNATURE(). Signing and verification run on the device (through
+ * the ASYNC bridge inside a job); hashing, DER and nonces live in Go.
+ */
+#include <string.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include "cptprov.h"
+
+struct cptprov_sig {
+    struct cptprov_ctx *prov;
+    int alg; /* CPT_SIG_* */
+    int keytype; /* CPT_KEY_* the scheme signs with */
+    struct cptprov_key *key;
+    unsigned char state[CPT_SIG_STATE_SIZE] __attribute__((aligned(16)));
+    unsigned char scratch[CPT_SIG_SCRATCH_SIZE] __attribute__((aligned(16)));
+};
+
+static void *sig_new(void *provctx, int alg, int keytype)
+{
+    struct cptprov_sig *s = OPENSSL_zalloc(sizeof(*s));
+
+    if (s != NULL) {
+        s->prov = provctx;
+        s->alg = alg;
+        s->keytype = keytype;
+    }
+    return s;
+}
+
+static void cptprov_sig_free(void *vs)
+{
+    struct cptprov_sig *s = vs;
+
+    if (s == NULL)
+        return;
+    cptprov_key_free(s->key);
+    OPENSSL_clear_free(s, sizeof(*s));
+}
+
+static void *cptprov_sig_dup(void *vs)
+{
+    struct cptprov_sig *s = vs, *d = OPENSSL_memdup(s, sizeof(*s));
+
+    if (d != NULL && d->key != NULL)
+        cptprov_key_up_ref(d->key);
+    return d;
+}
+
+static int sig_init(struct cptprov_sig *s, void *vkey, int op, int stream, const char *mdname,
+    const OSSL_PARAM params[])
+{
+    struct cptprov_key *k = vkey;
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api;
+
+    if (k != NULL) {
+        if (cptprov_key_type_id(k) != s->keytype) {
+            CPT_RAISE(s->prov, CPT_R_INVALID_KEY, "the key is not of this signature's type");
+            return 0;
+        }
+        cptprov_key_up_ref(k);
+        cptprov_key_free(s->key);
+        s->key = k;
+    }
+    if (s->key == NULL) {
+        CPT_RAISE(s->prov, CPT_R_MISSING_KEY, "no key");
+        return 0;
+    }
+    if ((api = cptprov_go(s->prov)) == NULL)
+        return 0;
+    if (api->sig_init(s->alg, s->state, s->key->state, op, stream, mdname, params, &st) != CPT_OK) {
+        cptprov_raise_status(s->prov, &st, "signature_init");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_sign_init(void *vs, void *key, const OSSL_PARAM params[])
+{
+    return sig_init(vs, key, CPT_OP_SIGN, 0, NULL, params);
+}
+
+static int cptprov_verify_init(void *vs, void *key, const OSSL_PARAM params[])
+{
+    return sig_init(vs, key, CPT_OP_VERIFY, 0, NULL, params);
+}
+
+static int cptprov_digest_sign_init(void *vs, const char *mdname, void *key, const OSSL_PARAM params[])
+{
+    return sig_init(vs, key, CPT_OP_SIGN, 1, mdname, params);
+}
+
+static int cptprov_digest_verify_init(void *vs, const char *mdname, void *key,
+    const OSSL_PARAM params[])
+{
+    return sig_init(vs, key, CPT_OP_VERIFY, 1, mdname, params);
+}
+
+static int sign(struct cptprov_sig *s, unsigned char *sig, size_t *siglen, size_t sigsize,
+    const unsigned char *tbs, size_t tbslen, int final)
+{
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api = cptprov_go(s->prov);
+    struct cpt_notifier *n;
+    int rc;
+
+    if (api == NULL || s->key == NULL)
+        return 0;
+    n = sig != NULL ? cptprov_async_begin() : NULL;
+    rc = api->sig_sign(s->alg, s->state, s->key->state, s->scratch, sig, siglen, sigsize, tbs,
+        tbslen, final, n, &st);
+    return cptprov_finish(s->prov, rc, n, siglen, &st, final ? "digest_sign_final" : "sign");
+}
+
+static int verify(struct cptprov_sig *s, const unsigned char *sig, size_t siglen,
+    const unsigned char *tbs, size_t tbslen, int final)
+{
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api = cptprov_go(s->prov);
+    struct cpt_notifier *n;
+    int rc;
+
+    if (api == NULL || s->key == NULL)
+        return 0;
+    n = cptprov_async_begin();
+    rc = api->sig_verify(s->alg, s->state, s->key->state, s->scratch, sig, siglen, tbs, tbslen,
+        final, n, &st);
+    return cptprov_finish(s->prov, rc, n, NULL, &st, final ? "digest_verify_final" : "verify");
+}
+
+static int cptprov_sign(void *vs, unsigned char *sig, size_t *siglen, size_t sigsize,
+    const unsigned char *tbs, size_t tbslen)
+{
+    return sign(vs, sig, siglen, sigsize, tbs, tbslen, 0);
+}
+
+static int cptprov_verify(void *vs, const unsigned char *sig, size_t siglen,
+    const unsigned char *tbs, size_t tbslen)
+{
+    return verify(vs, sig, siglen, tbs, tbslen, 0);
+}
+
+static int cptprov_digest_update(void *vs, const unsigned char *data, size_t len)
+{
+    struct cptprov_sig *s = vs;
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api = cptprov_go(s->prov);
+
+    if (api == NULL)
+        return 0;
+    if (api->sig_update(s->alg, s->state, data, len, &st) != CPT_OK) {
+        cptprov_raise_status(s->prov, &st, "digest_update");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_digest_sign_final(void *vs, unsigned char *sig, size_t *siglen, size_t sigsize)
+{
+    return sign(vs, sig, siglen, sigsize, NULL, 0, 1);
+}
+
+static int cptprov_digest_verify_final(void *vs, const unsigned char *sig, size_t siglen)
+{
+    return verify(vs, sig, siglen, NULL, 0, 1);
+}
+
+/* One-shot forms, as libssl calls them (EVP_DigestSign, EVP_DigestVerify). */
+static int cptprov_digest_sign(void *vs, unsigned char *sig, size_t *siglen, size_t sigsize,
+    const unsigned char *tbs, size_t tbslen)
+{
+    if (sig == NULL)
+        return cptprov_digest_sign_final(vs, NULL, siglen, sigsize);
+    return cptprov_digest_update(vs, tbs, tbslen) && cptprov_digest_sign_final(vs, sig, siglen, sigsize);
+}
+
+static int cptprov_digest_verify(void *vs, const unsigned char *sig, size_t siglen,
+    const unsigned char *tbs, size_t tbslen)
+{
+    return cptprov_digest_update(vs, tbs, tbslen) && cptprov_digest_verify_final(vs, sig, siglen);
+}
+
+static int cptprov_sig_get_params(void *vs, OSSL_PARAM params[])
+{
+    struct cptprov_sig *s = vs;
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api;
+
+    if (params == NULL || params[0].key == NULL)
+        return 1;
+    if ((api = cptprov_go(s->prov)) == NULL)
+        return 0;
+    if (api->sig_get_params(s->alg, s->state, params, &st) != CPT_OK) {
+        cptprov_raise_status(s->prov, &st, "signature_get_ctx_params");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_sig_set_params(void *vs, const OSSL_PARAM params[])
+{
+    struct cptprov_sig *s = vs;
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api;
+
+    if (params == NULL || params[0].key == NULL)
+        return 1;
+    if ((api = cptprov_go(s->prov)) == NULL)
+        return 0;
+    if (api->sig_set_params(s->alg, s->state, params, &st) != CPT_OK) {
+        cptprov_raise_status(s->prov, &st, "signature_set_ctx_params");
+        return 0;
+    }
+    return 1;
+}
+
+/* The parameter lists of OpenSSL's own ECDSA. */
+static const OSSL_PARAM ecdsa_gettable[] = {
+    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_SIGNATURE_PARAM_DIGEST_SIZE, NULL),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM ecdsa_settable[] = {
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_SIGNATURE_PARAM_DIGEST_SIZE, NULL),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
+    OSSL_PARAM_END
+};
+
+#define CPTPROV_SIGNATURE(lc, ALG, KEYTYPE, GETTABLE, SETTABLE)                           \
+    static void *cptprov_##lc##_newctx(void *provctx, const char *propq)                 \
+    {                                                                                     \
+        (void)propq;                                                                      \
+        return sig_new(provctx, ALG, KEYTYPE);                                            \
+    }                                                                                     \
+    static const OSSL_PARAM *cptprov_##lc##_gettable(void *vs, void *provctx)            \
+    {                                                                                     \
+        (void)vs;                                                                         \
+        (void)provctx;                                                                    \
+        return GETTABLE;                                                                  \
+    }                                                                                     \
+    static const OSSL_PARAM *cptprov_##lc##_settable(void *vs, void *provctx)            \
+    {                                                                                     \
+        (void)vs;                                                                         \
+        (void)provctx;                                                                    \
+        return SETTABLE;                                                                  \
+    }                                                                                     \
+    static const OSSL_DISPATCH cptprov_##lc##_signature_functions[] = {                   \
+        { OSSL_FUNC_SIGNATURE_NEWCTX, (void (*)(void))cptprov_##lc##_newctx },            \
+        { OSSL_FUNC_SIGNATURE_FREECTX, (void (*)(void))cptprov_sig_free },                \
+        { OSSL_FUNC_SIGNATURE_DUPCTX, (void (*)(void))cptprov_sig_dup },                  \
+        { OSSL_FUNC_SIGNATURE_SIGN_INIT, (void (*)(void))cptprov_sign_init },             \
+        { OSSL_FUNC_SIGNATURE_SIGN, (void (*)(void))cptprov_sign },                       \
+        { OSSL_FUNC_SIGNATURE_VERIFY_INIT, (void (*)(void))cptprov_verify_init },         \
+        { OSSL_FUNC_SIGNATURE_VERIFY, (void (*)(void))cptprov_verify },                   \
+        { OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT, (void (*)(void))cptprov_digest_sign_init }, \
+        { OSSL_FUNC_SIGNATURE_DIGEST_SIGN_UPDATE, (void (*)(void))cptprov_digest_update }, \
+        { OSSL_FUNC_SIGNATURE_DIGEST_SIGN_FINAL, (void (*)(void))cptprov_digest_sign_final }, \
+        { OSSL_FUNC_SIGNATURE_DIGEST_SIGN, (void (*)(void))cptprov_digest_sign },         \
+        { OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT,                                         \
+            (void (*)(void))cptprov_digest_verify_init },                                 \
+        { OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE, (void (*)(void))cptprov_digest_update }, \
+        { OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL,                                        \
+            (void (*)(void))cptprov_digest_verify_final },                                \
+        { OSSL_FUNC_SIGNATURE_DIGEST_VERIFY, (void (*)(void))cptprov_digest_verify },     \
+        { OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS, (void (*)(void))cptprov_sig_get_params },   \
+        { OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, (void (*)(void))cptprov_##lc##_gettable }, \
+        { OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, (void (*)(void))cptprov_sig_set_params },   \
+        { OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, (void (*)(void))cptprov_##lc##_settable }, \
+        { 0, NULL }                                                                       \
+    };
+
+CPTPROV_SIGNATURE(ecdsa, CPT_SIG_ECDSA, CPT_KEY_EC, ecdsa_gettable, ecdsa_settable)
+
+const OSSL_ALGORITHM cptprov_signatures[] = {
+    { "ECDSA", CPTPROV_PROPS, cptprov_ecdsa_signature_functions, "ECDSA on the CPT" },
+    { NULL, NULL, NULL, NULL }
+};
