@@ -56,6 +56,16 @@ if ! OPENSSL_CONF=/dev/null timeout 30 "$OPENSSL" req -x509 -newkey rsa:2048 \
     exit 1
 fi
 
+# An ECDSA P-256 certificate too: with it, cptprov signs the handshake.
+if ! OPENSSL_CONF=/dev/null timeout 30 "$OPENSSL" req -x509 -newkey ec \
+    -pkeyopt ec_paramgen_curve:P-256 -nodes -sha256 -keyout "$T/eckey.pem" \
+    -out "$T/eccert.pem" -subj /CN=localhost -days 2 >"$T/req.log" 2>&1; then
+    cat "$T/req.log"
+    cpt_fail setup "cannot generate the ECDSA certificate"
+    cpt_finish
+    exit 1
+fi
+
 # 200 KiB of random data: 13 full TLS records, and then some.
 PAYLOAD=$WWW/file
 head -c 204800 /dev/urandom >"$PAYLOAD"
@@ -150,7 +160,7 @@ run_case() {
         (cd "$WWW" && OPENSSL_CONF=$srv_conf exec timeout -k 2 40 \
             sh -c 'echo $$ >"$0"; exec "$@"' "$SRV_PIDF" \
             "$OPENSSL" s_server -accept "127.0.0.1:$port" \
-            -cert "$T/cert.pem" -key "$T/key.pem" "${naccept[@]}" "${sargs[@]}") \
+            -cert "$T/${CERT:-}cert.pem" -key "$T/${CERT:-}key.pem" "${naccept[@]}" "${sargs[@]}") \
             >"$d/server.out" 2>"$d/server.err" <>"$T/stdin.fifo" &
         SRV_TPID=$!
         if cpt_wait_listen "$port" 10; then
@@ -221,8 +231,9 @@ run_case() {
     if [ "$ends" != client ] && ! cpt_stats_wait "$STATS" "$srv_pid" "$alg" device 3; then
         errs+=("server stats: $(cpt_stats_show "$STATS" "$srv_pid")")
     fi
-    # The key exchange (KEX: X25519, OpenSSL 3.0's first group, unless the
-    # case sets -groups), generated and derived by cptprov at its ends.
+    # The public-key work (KEX: the X25519 key exchange, OpenSSL 3.0's first
+    # group, unless the case sets -groups or names ECDSA), done by cptprov at
+    # its ends.
     local who p e kex=${KEX:-X25519}
     for who in server client; do
         [ $who = server ] && p=$srv_pid || p=$cli_pid
@@ -315,6 +326,19 @@ KEX=ECDH run_case tls12-aes256gcm-p384 download AES-256-GCM \
 KEX=ECDH ENDS=server run_case interop-tls13-p521-cptprov-server download AES-256-GCM \
     TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-521 -- \
     -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-521
+
+# An ECDSA certificate: the server's handshake signature (TLS 1.3
+# CertificateVerify, TLS 1.2 ServerKeyExchange) and the client's check of it
+# are ECDSA operations of cptprov.
+KEX=ECDSA CERT=ec run_case tls13-aes128gcm-ecdsa download AES-128-GCM \
+    TLS_AES_128_GCM_SHA256 -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256 -- \
+    -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256
+KEX=ECDSA CERT=ec run_case tls12-aes128gcm-ecdsa download AES-128-GCM \
+    ECDHE-ECDSA-AES128-GCM-SHA256 -cipher ECDHE-ECDSA-AES128-GCM-SHA256 -- \
+    -tls1_2 -cipher ECDHE-ECDSA-AES128-GCM-SHA256
+KEX=ECDSA CERT=ec ENDS=client run_case interop-tls13-ecdsa-cptprov-client download AES-128-GCM \
+    TLS_AES_128_GCM_SHA256 -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256 -- \
+    -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256
 
 echo "tls_test: $(( ($(date +%s%N) - START) / 1000000 )) ms"
 cpt_finish
