@@ -48,6 +48,7 @@ const (
 	algEC     // EC key generation and checks
 	algECDH
 	algECDSA
+	algRSA
 )
 
 // maxAlg bounds the algorithm ids (CPT_ALG_*).

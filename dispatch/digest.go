@@ -21,6 +21,24 @@ type digest struct {
 	ecdsaAID []byte
 }
 
+// digestInfo is the DER DigestInfo prefix of PKCS#1 v1.5 signatures
+// (RFC 8017 section 9.2, note 1): AlgorithmIdentifier with NULL parameters,
+// then the OCTET STRING header of the hash.
+func (d *digest) digestInfo() []byte {
+	if d.id == 1 { // SHA-1: 1.3.14.3.2.26
+		return []byte{0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14}
+	}
+	// SHA-2 and SHA-3: 2.16.840.1.101.3.4.2.n, n from the dotted name.
+	oid := d.names[len(d.names)-1]
+	arc := oid[strings.LastIndexByte(oid, '.')+1:]
+	n := 0
+	for _, ch := range arc {
+		n = n*10 + int(ch-'0')
+	}
+	return []byte{0x30, byte(0x11 + d.size), 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, byte(n),
+		0x05, 0x00, 0x04, byte(d.size)}
+}
+
 var digests = []*digest{
 	{1, []string{"SHA1", "SHA-1", "SSL3-SHA1", "1.3.14.3.2.26"}, 20, sha1.New,
 		[]byte{0x30, 0x09, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x01}},

@@ -27,6 +27,45 @@ type Env struct {
 	pidTag  uint64
 	algs    [maxAlg]atomic.Pointer[stats.Alg]
 	scratch chan []byte
+	big     chan *cptdrv.DMA
+}
+
+// bigScratch is the size of the larger operand buffers (RSA operands: up
+// to five half-size CRT values and the input of an 8192-bit key).
+const bigScratch = 8192
+
+// scratchRun is operand memory of up to bigScratch bytes.
+type scratchRun struct {
+	env *Env
+	mem *cptdrv.DMA
+	b   []byte
+}
+
+// dmaScratch returns n bytes of operand memory outside the Go heap.
+func dmaScratch(env *Env, n int) *scratchRun {
+	if n > bigScratch {
+		panic("dispatch: operand memory request too large")
+	}
+	var mem *cptdrv.DMA
+	select {
+	case mem = <-env.big:
+	default:
+		var err error
+		if mem, err = cptdrv.AllocDMA(bigScratch); err != nil {
+			panic(err) // recovered at the C boundary into an error
+		}
+	}
+	return &scratchRun{env: env, mem: mem, b: mem.Bytes()[:n:n]}
+}
+
+// release wipes the memory and keeps it for reuse (or frees it).
+func (s *scratchRun) release() {
+	clear(s.mem.Bytes())
+	select {
+	case s.env.big <- s.mem:
+	default:
+		s.mem.Free()
+	}
 }
 
 // Operand memory for instructions whose operands are not already in C
@@ -65,7 +104,7 @@ func (e *Env) algCounters(id int, name string) *stats.Alg {
 // NewEnv builds an Env; pid makes the key IDs of this process distinct from
 // those of contexts inherited across fork().
 func NewEnv(se, ae *cptdrv.Queue, c *stats.Counters, forget func(uint64), pid int) *Env {
-	e := &Env{SE: se, AE: ae, Counters: c, Forget: forget, pidTag: uint64(uint32(pid)) << 32}
+	e := &Env{SE: se, AE: ae, Counters: c, Forget: forget, pidTag: uint64(uint32(pid)) << 32, big: make(chan *cptdrv.DMA, 32)}
 	if mem, err := cptdrv.AllocDMA(scratchSlot * scratchSlots); err == nil {
 		e.scratch = make(chan []byte, scratchSlots)
 		for i := 0; i < scratchSlots; i++ {

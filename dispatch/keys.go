@@ -65,11 +65,13 @@ const ScratchSize = 256
 const (
 	KeyX25519 = 1
 	KeyEC     = 2
+	KeyRSA    = 3
 )
 
 var keyTypes = [maxAlg]KeyType{
 	KeyX25519: x25519{},
 	KeyEC:     ec{},
+	KeyRSA:    rsaKT{},
 }
 
 // KeyTypeByID returns the key type for a CPT_KEY_* id, or nil.

@@ -23,10 +23,12 @@ type Signature interface {
 // Signature ids shared with the C side (cptabi.h CPT_SIG_*).
 const (
 	SigECDSA = 1
+	SigRSA   = 2
 )
 
 var signatures = [maxAlg]Signature{
 	SigECDSA: ecdsaSig{},
+	SigRSA:   rsaSig{},
 }
 
 // SignatureByID returns the signature scheme for a CPT_SIG_* id, or nil.

@@ -49,6 +49,7 @@
 /* Key type ids (dispatch.Key*). */
 #define CPT_KEY_X25519 1
 #define CPT_KEY_EC 2
+#define CPT_KEY_RSA 3
 
 /* The head of every key's state (dispatch.KeyHead), read by the C side. */
 struct cpt_key_head {
@@ -61,11 +62,13 @@ struct cpt_key_head {
 
 /* Bytes of Go-owned state in key objects and key-generation contexts. */
 #define CPT_KEY_STATE_SIZE 256
+#define CPT_KEY_STATE_SIZE_RSA 4864
 /* Operand memory of a key-exchange context (dispatch.ScratchSize). */
 #define CPT_EXCH_SCRATCH_SIZE 256
 
 /* Signature ids (dispatch.Sig*), operations, and context sizes. */
 #define CPT_SIG_ECDSA 1
+#define CPT_SIG_RSA 2
 #define CPT_OP_SIGN 1
 #define CPT_OP_VERIFY 2
 #define CPT_SIG_STATE_SIZE 512

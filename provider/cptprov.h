@@ -105,7 +105,8 @@ struct cptprov_key {
     struct cptprov_ctx *prov;
     const struct cptprov_keytype *kt;
     atomic_int refs;
-    unsigned char state[CPT_KEY_STATE_SIZE] __attribute__((aligned(16)));
+    size_t size; /* bytes of state: the key type's */
+    unsigned char state[] __attribute__((aligned(16)));
 };
 int cptprov_key_type_id(const struct cptprov_key *k);
 int cptprov_key_up_ref(struct cptprov_key *k);

@@ -12,7 +12,8 @@
 
 struct cptprov_keytype {
     int id; /* CPT_KEY_* */
-    int implicit_domain; /* the type has no domain parameters to set (X25519) */
+    size_t state_size;
+    int implicit_domain; /* the type has no domain parameters to set (X25519, RSA) */
     const char *exch_name, *sig_name; /* what query_operation_name answers (NULL: none) */
     const OSSL_PARAM *key_types, *gettable, *settable, *gen_settable;
 };
@@ -45,16 +46,17 @@ void cptprov_key_free(void *vk)
     struct cptprov_key *k = vk;
 
     if (k != NULL && atomic_fetch_sub(&k->refs, 1) == 1)
-        OPENSSL_clear_free(k, sizeof(*k));
+        OPENSSL_clear_free(k, sizeof(*k) + k->size);
 }
 
 static struct cptprov_key *key_new(struct cptprov_ctx *prov, const struct cptprov_keytype *kt)
 {
-    struct cptprov_key *k = OPENSSL_zalloc(sizeof(*k));
+    struct cptprov_key *k = OPENSSL_zalloc(sizeof(*k) + kt->state_size);
 
     if (k != NULL) {
         k->prov = prov;
         k->kt = kt;
+        k->size = kt->state_size;
         atomic_init(&k->refs, 1);
         head(k)->type = (uint32_t)kt->id;
     }
@@ -83,7 +85,7 @@ static void *cptprov_key_dup(const void *vk, int selection)
 
     if (d == NULL)
         return NULL;
-    memcpy(d->state, k->state, sizeof(d->state));
+    memcpy(d->state, k->state, k->size);
     if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) == 0)
         head(d)->has &= ~(uint32_t)CPT_KEY_HAS_PRIVATE;
     if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) == 0
@@ -269,10 +271,10 @@ static const char *operation_name(const struct cptprov_keytype *kt, int operatio
 }
 
 /* One key type: its row, and the functions that bind the row. */
-#define CPTPROV_KEYMGMT(lc, ID, IMPLICIT, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE,      \
+#define CPTPROV_KEYMGMT(lc, ID, SIZE, IMPLICIT, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE, \
     GENSETTABLE)                                                                          \
     static const struct cptprov_keytype cptprov_##lc##_kt = {                             \
-        ID, IMPLICIT, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE                \
+        ID, SIZE, IMPLICIT, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE          \
     };                                                                                    \
     static void *cptprov_##lc##_new(void *provctx)                                        \
     {                                                                                     \
@@ -357,7 +359,7 @@ static const OSSL_PARAM x25519_gen_settable[] = {
     OSSL_PARAM_END
 };
 
-CPTPROV_KEYMGMT(x25519, CPT_KEY_X25519, 1, "X25519", NULL, x25519_key_types, x25519_gettable,
+CPTPROV_KEYMGMT(x25519, CPT_KEY_X25519, CPT_KEY_STATE_SIZE, 1, "X25519", NULL, x25519_key_types, x25519_gettable,
     x25519_settable, x25519_gen_settable)
 
 /* EC on the named prime curves, with the parameter lists OpenSSL uses for them. */
@@ -387,10 +389,42 @@ static const OSSL_PARAM ec_gen_settable[] = {
     OSSL_PARAM_END
 };
 
-CPTPROV_KEYMGMT(ec, CPT_KEY_EC, 0, "ECDH", "ECDSA", ec_key_types, ec_gettable, ec_settable,
+CPTPROV_KEYMGMT(ec, CPT_KEY_EC, CPT_KEY_STATE_SIZE, 0, "ECDH", "ECDSA", ec_key_types, ec_gettable, ec_settable,
     ec_gen_settable)
 
+/* RSA, with the parameter lists of OpenSSL's own (two primes). */
+static const OSSL_PARAM rsa_key_types[] = {
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_D, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_FACTOR1, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_FACTOR2, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_EXPONENT1, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_EXPONENT2, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_COEFFICIENT1, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM rsa_gettable[] = {
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, NULL),
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_SECURITY_BITS, NULL),
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_MAX_SIZE, NULL),
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_DEFAULT_DIGEST, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM rsa_settable[] = { OSSL_PARAM_END };
+static const OSSL_PARAM rsa_gen_settable[] = {
+    OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_BITS, NULL),
+    OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_PRIMES, NULL),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
+    OSSL_PARAM_END
+};
+
+CPTPROV_KEYMGMT(rsa, CPT_KEY_RSA, CPT_KEY_STATE_SIZE_RSA, 1, NULL, "RSA", rsa_key_types,
+    rsa_gettable, rsa_settable, rsa_gen_settable)
+
 const OSSL_ALGORITHM cptprov_keymgmts[] = {
+    { "RSA:rsaEncryption:1.2.840.113549.1.1.1", CPTPROV_PROPS, cptprov_rsa_keymgmt_functions,
+        "RSA keys on the CPT" },
     { "X25519:1.3.101.110", CPTPROV_PROPS, cptprov_x25519_keymgmt_functions,
         "X25519 keys on the CPT" },
     { "EC:id-ecPublicKey:1.2.840.10045.2.1", CPTPROV_PROPS, cptprov_ec_keymgmt_functions,

@@ -276,7 +276,27 @@ static const OSSL_PARAM ecdsa_settable[] = {
 
 CPTPROV_SIGNATURE(ecdsa, CPT_SIG_ECDSA, CPT_KEY_EC, ecdsa_gettable, ecdsa_settable)
 
+/* The parameter lists of OpenSSL's own RSA signatures. */
+static const OSSL_PARAM rsa_gettable[] = {
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM rsa_settable[] = {
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_PROPERTIES, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, NULL, 0),
+    OSSL_PARAM_END
+};
+
+CPTPROV_SIGNATURE(rsa, CPT_SIG_RSA, CPT_KEY_RSA, rsa_gettable, rsa_settable)
+
 const OSSL_ALGORITHM cptprov_signatures[] = {
     { "ECDSA", CPTPROV_PROPS, cptprov_ecdsa_signature_functions, "ECDSA on the CPT" },
+    { "RSA:rsaEncryption:1.2.840.113549.1.1.1", CPTPROV_PROPS, cptprov_rsa_signature_functions,
+        "RSA signatures on the CPT" },
     { NULL, NULL, NULL, NULL }
 };

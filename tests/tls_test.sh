@@ -231,17 +231,19 @@ run_case() {
     if [ "$ends" != client ] && ! cpt_stats_wait "$STATS" "$srv_pid" "$alg" device 3; then
         errs+=("server stats: $(cpt_stats_show "$STATS" "$srv_pid")")
     fi
-    # The public-key work (KEX: the X25519 key exchange, OpenSSL 3.0's first
-    # group, unless the case sets -groups or names ECDSA), done by cptprov at
-    # its ends.
-    local who p e kex=${KEX:-X25519}
+    # The public-key work (KEX: by default the X25519 key exchange, OpenSSL
+    # 3.0's first group, and the RSA handshake signature or its check), done
+    # by cptprov at its ends.
+    local who p e kex
     for who in server client; do
         [ $who = server ] && p=$srv_pid || p=$cli_pid
         [ -n "$p" ] || continue
         [ "$ends" = both ] || [ "$ends" = $who ] || continue
-        if ! cpt_stats_wait "$STATS" "$p" "$kex" device 3; then
-            errs+=("$who did no $kex on the device: $(cpt_stats_show "$STATS" "$p")")
-        fi
+        for kex in ${KEX:-X25519 RSA}; do
+            if ! cpt_stats_wait "$STATS" "$p" "$kex" device 3; then
+                errs+=("$who did no $kex on the device: $(cpt_stats_show "$STATS" "$p")")
+            fi
+        done
     done
     # A clean exchange has no failed operation at either end.
     for who in server client; do
@@ -317,26 +319,26 @@ ENDS=client run_case interop-tls12-aes128gcm-cptprov-client download AES-128-GCM
     -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256
 
 # ECDHE on the NIST curves: key generation and derivation by cptprov.
-KEX=ECDH run_case tls13-aes256gcm-p256 download AES-256-GCM \
+KEX="ECDH RSA" run_case tls13-aes256gcm-p256 download AES-256-GCM \
     TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-256 -- \
     -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-256
-KEX=ECDH run_case tls12-aes256gcm-p384 download AES-256-GCM \
+KEX="ECDH RSA" run_case tls12-aes256gcm-p384 download AES-256-GCM \
     ECDHE-RSA-AES256-GCM-SHA384 -cipher ECDHE-RSA-AES256-GCM-SHA384 -groups P-384 -- \
     -tls1_2 -cipher ECDHE-RSA-AES256-GCM-SHA384 -groups P-384
-KEX=ECDH ENDS=server run_case interop-tls13-p521-cptprov-server download AES-256-GCM \
+KEX="ECDH RSA" ENDS=server run_case interop-tls13-p521-cptprov-server download AES-256-GCM \
     TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-521 -- \
     -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-521
 
 # An ECDSA certificate: the server's handshake signature (TLS 1.3
 # CertificateVerify, TLS 1.2 ServerKeyExchange) and the client's check of it
 # are ECDSA operations of cptprov.
-KEX=ECDSA CERT=ec run_case tls13-aes128gcm-ecdsa download AES-128-GCM \
+KEX="X25519 ECDSA" CERT=ec run_case tls13-aes128gcm-ecdsa download AES-128-GCM \
     TLS_AES_128_GCM_SHA256 -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256 -- \
     -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256
-KEX=ECDSA CERT=ec run_case tls12-aes128gcm-ecdsa download AES-128-GCM \
+KEX="X25519 ECDSA" CERT=ec run_case tls12-aes128gcm-ecdsa download AES-128-GCM \
     ECDHE-ECDSA-AES128-GCM-SHA256 -cipher ECDHE-ECDSA-AES128-GCM-SHA256 -- \
     -tls1_2 -cipher ECDHE-ECDSA-AES128-GCM-SHA256
-KEX=ECDSA CERT=ec ENDS=client run_case interop-tls13-ecdsa-cptprov-client download AES-128-GCM \
+KEX="X25519 ECDSA" CERT=ec ENDS=client run_case interop-tls13-ecdsa-cptprov-client download AES-128-GCM \
     TLS_AES_128_GCM_SHA256 -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256 -- \
     -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256
 

@@ -51,6 +51,8 @@ var _ = [1]struct{}{}[C.sizeof_struct_cpt_aead_shadow-unsafe.Sizeof(dispatch.AEA
 var _ = [1]struct{}{}[C.CPT_R_INVALID_KEY-C.int(dispatch.ReasonInvalidKey)]
 var _ = [1]struct{}{}[C.CPT_R_VERIFY_FAILED-C.int(dispatch.ReasonVerifyFailed)]
 var _ = [1]struct{}{}[C.CPT_SIG_ECDSA-C.int(dispatch.SigECDSA)]
+var _ = [1]struct{}{}[C.CPT_SIG_RSA-C.int(dispatch.SigRSA)]
+var _ = [1]struct{}{}[C.CPT_KEY_RSA-C.int(dispatch.KeyRSA)]
 var _ = [1]struct{}{}[C.CPT_OP_VERIFY-C.int(dispatch.OpVerify)]
 var _ = [1]struct{}{}[C.CPT_SIG_SCRATCH_SIZE-dispatch.SigScratchSize]
 var _ = [1]struct{}{}[C.CPT_KEY_X25519-C.int(dispatch.KeyX25519)]
@@ -129,8 +131,13 @@ func cptgo_start(cfg *C.struct_cpt_config, st *C.struct_cpt_status) (rc C.int) {
 	if proc != nil {
 		return C.CPT_OK
 	}
-	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE || dispatch.MaxKeyStateSize() > C.CPT_KEY_STATE_SIZE ||
-		dispatch.MaxSigStateSize() > C.CPT_SIG_STATE_SIZE {
+	keySizes := map[int]uintptr{dispatch.KeyX25519: C.CPT_KEY_STATE_SIZE, dispatch.KeyEC: C.CPT_KEY_STATE_SIZE, dispatch.KeyRSA: C.CPT_KEY_STATE_SIZE_RSA}
+	keysFit := true
+	for id, size := range keySizes {
+		kt := dispatch.KeyTypeByID(id)
+		keysFit = keysFit && kt.StateSize() <= size && kt.GenStateSize() <= C.CPT_KEY_STATE_SIZE
+	}
+	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE || !keysFit || dispatch.MaxSigStateSize() > C.CPT_SIG_STATE_SIZE {
 		return result(st, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: "operation state larger than the C side reserves"})
 	}
 	p, err := startProcess(cfg)

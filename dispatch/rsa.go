@@ -1,0 +1,395 @@
+package dispatch
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/subtle"
+	"math"
+	"math/big"
+	"unsafe"
+
+	"cptprov/cptdrv"
+)
+
+// RSA keys. Generation runs on the CPU (crypto/rsa), as the issue allows;
+// every use of a key is a modular exponentiation on the device.
+type rsaKT struct{}
+
+const (
+	rsaMaxLen   = 1024 // 8192-bit modulus
+	rsaMaxPrime = rsaMaxLen / 2
+	rsaMaxE     = 64
+)
+
+// rsaKey is an RSA key in C memory; numbers big-endian, right-aligned in
+// their field widths (nLen and pLen bytes).
+type rsaKey struct {
+	head   KeyHead
+	nLen   uint32
+	eLen   uint32
+	pLen   uint32
+	hasCRT uint32
+	n      [rsaMaxLen]byte
+	e      [rsaMaxE]byte
+	d      [rsaMaxLen]byte
+	p, q   [rsaMaxPrime]byte
+	dp, dq [rsaMaxPrime]byte
+	qinv   [rsaMaxPrime]byte
+}
+
+// rsaGen is an RSA key-generation context in C memory.
+type rsaGen struct {
+	bits uint32
+	e    uint32
+}
+
+func (rsaKT) Name() string          { return "RSA" }
+func (rsaKT) StateSize() uintptr    { return unsafe.Sizeof(rsaKey{}) }
+func (rsaKT) GenStateSize() uintptr { return unsafe.Sizeof(rsaGen{}) }
+
+func (k *rsaKey) N() []byte { return k.n[:k.nLen] }
+func (k *rsaKey) E() []byte { return k.e[:k.eLen] }
+
+func (k *rsaKey) bits() int {
+	if k.nLen == 0 {
+		return 0
+	}
+	return int(k.nLen-1)*8 + bitLen8(k.n[0])
+}
+
+func bitLen8(b byte) int {
+	n := 0
+	for b != 0 {
+		n++
+		b >>= 1
+	}
+	return n
+}
+
+// setNum stores v (big-endian, leading zeros allowed) right-aligned in dst.
+func setNum(dst []byte, v []byte) bool {
+	for len(v) > 0 && v[0] == 0 {
+		v = v[1:]
+	}
+	if len(v) > len(dst) {
+		return false
+	}
+	clear(dst)
+	copy(dst[len(dst)-len(v):], v)
+	return true
+}
+
+var rsaParamNames = []string{"n", "e", "d", "rsa-factor1", "rsa-factor2", "rsa-exponent1", "rsa-exponent2", "rsa-coefficient1"}
+
+func (rsaKT) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Error {
+	k := (*rsaKey)(st)
+	vals := map[string][]byte{}
+	var err *Error
+	params.Each(func(name string, p *Param) bool {
+		for _, want := range rsaParamNames {
+			if name == want {
+				v, ok := p.BigEndian()
+				if !ok {
+					err = errorf(ReasonBadParameter, "RSA %q must be an unsigned integer", name)
+				}
+				vals[name] = v
+			}
+		}
+		if name == "rsa-factor3" {
+			err = errorf(ReasonBadParameter, "multi-prime RSA keys are not supported")
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if selection&SelectKeypair == 0 {
+		return errorf(ReasonBadParameter, "RSA import needs the public or the private key selected")
+	}
+	n, e := vals["n"], vals["e"]
+	if len(n) == 0 || len(e) == 0 {
+		return errorf(ReasonMissingKey, "RSA import needs n and e")
+	}
+	if len(n) > rsaMaxLen || len(n) < 64 || n[len(n)-1]&1 == 0 {
+		return errorf(ReasonInvalidKey, "RSA modulus of %d bytes (512 to 8192 bits, odd)", len(n))
+	}
+	*k = rsaKey{head: KeyHead{Type: KeyRSA}, nLen: uint32(len(n))}
+	copy(k.n[:], n)
+	if len(e) > rsaMaxE {
+		return errorf(ReasonInvalidKey, "RSA public exponent too long")
+	}
+	k.eLen = uint32(len(e))
+	copy(k.e[:], e)
+	k.head.Has = KeyHasPublic
+	if selection&SelectPrivate == 0 || vals["d"] == nil {
+		return nil
+	}
+	if !setNum(k.d[:k.nLen], vals["d"]) {
+		return errorf(ReasonInvalidKey, "RSA private exponent longer than the modulus")
+	}
+	k.head.Has |= KeyHasPrivate
+	p, q := vals["rsa-factor1"], vals["rsa-factor2"]
+	if p == nil || q == nil || vals["rsa-exponent1"] == nil || vals["rsa-exponent2"] == nil || vals["rsa-coefficient1"] == nil {
+		return nil // exponentiation without CRT
+	}
+	pl := (len(n) + 1) / 2
+	k.pLen = uint32(pl)
+	ok := setNum(k.p[:pl], p) && setNum(k.q[:pl], q) && setNum(k.dp[:pl], vals["rsa-exponent1"]) &&
+		setNum(k.dq[:pl], vals["rsa-exponent2"]) && setNum(k.qinv[:pl], vals["rsa-coefficient1"])
+	if !ok {
+		return errorf(ReasonInvalidKey, "RSA CRT values longer than half the modulus")
+	}
+	k.hasCRT = 1
+	return nil
+}
+
+func (rsaKT) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *Error) {
+	k := (*rsaKey)(st)
+	var out []KeyParam
+	if selection&SelectKeypair == 0 || k.head.Has&KeyHasPublic == 0 {
+		return nil, nil
+	}
+	num := func(name string, v []byte) {
+		for len(v) > 1 && v[0] == 0 {
+			v = v[1:]
+		}
+		out = append(out, KeyParam{Name: name, Type: TypeUnsigned, Data: v})
+	}
+	num("n", k.N())
+	num("e", k.E())
+	if selection&SelectPrivate != 0 && k.head.Has&KeyHasPrivate != 0 {
+		num("d", k.d[:k.nLen])
+		if k.hasCRT != 0 {
+			pl := k.pLen
+			num("rsa-factor1", k.p[:pl])
+			num("rsa-factor2", k.q[:pl])
+			num("rsa-exponent1", k.dp[:pl])
+			num("rsa-exponent2", k.dq[:pl])
+			num("rsa-coefficient1", k.qinv[:pl])
+		}
+	}
+	return out, nil
+}
+
+// rsaSecurityBits is OpenSSL's estimate for a modulus of n bits
+// (ossl_ifc_ffc_compute_security_bits: SP 800-56B's table, else its formula).
+func rsaSecurityBits(n int) int {
+	switch n {
+	case 2048:
+		return 112
+	case 3072:
+		return 128
+	case 4096:
+		return 152
+	case 6144:
+		return 176
+	case 7680:
+		return 192
+	case 8192:
+		return 200
+	case 15360:
+		return 256
+	}
+	if n < 8 {
+		return 0
+	}
+	capBits := 1200
+	if n <= 7680 {
+		capBits = 192
+	} else if n <= 15360 {
+		capBits = 256
+	}
+	x := float64(n) * math.Ln2
+	y := (1.923*math.Cbrt(x*math.Log(x)*math.Log(x)) - 4.69) / math.Ln2
+	r := (int(y) + 4) &^ 7
+	return min(r, capBits)
+}
+
+func (rsaKT) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
+	k := (*rsaKey)(st)
+	var err *Error
+	params.Each(func(name string, p *Param) bool {
+		switch name {
+		case "bits":
+			err = setUint(p, name, uint64(k.bits()))
+		case "security-bits":
+			err = setUint(p, name, uint64(rsaSecurityBits(k.bits())))
+		case "max-size":
+			err = setUint(p, name, uint64(k.nLen))
+		case "default-digest":
+			if !p.SetUTF8("SHA256") {
+				err = errorf(ReasonBadParameter, "parameter %q: buffer too small", name)
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+func (rsaKT) SetParams(env *Env, st unsafe.Pointer, params Params) *Error { return nil }
+
+func (rsaKT) Match(a, b unsafe.Pointer, selection int) bool {
+	ka, kb := (*rsaKey)(a), (*rsaKey)(b)
+	if selection&SelectKeypair == 0 {
+		return true
+	}
+	if ka.head.Has&kb.head.Has&KeyHasPublic == 0 {
+		return false
+	}
+	ok := ka.nLen == kb.nLen && subtle.ConstantTimeCompare(ka.N(), kb.N()) == 1 && subtle.ConstantTimeCompare(ka.E(), kb.E()) == 1
+	if ok && selection&SelectPublic == 0 && selection&SelectPrivate != 0 {
+		ok = ka.head.Has&kb.head.Has&KeyHasPrivate != 0 && subtle.ConstantTimeCompare(ka.d[:ka.nLen], kb.d[:kb.nLen]) == 1
+	}
+	return ok
+}
+
+// Validate checks a key pair by a round trip through the device: a random
+// value raised to d and back to e.
+func (rsaKT) Validate(env *Env, st unsafe.Pointer, selection int) bool {
+	k := (*rsaKey)(st)
+	if selection&SelectPublic != 0 && k.head.Has&KeyHasPublic == 0 {
+		return false
+	}
+	if selection&SelectPrivate != 0 && k.head.Has&KeyHasPrivate == 0 {
+		return false
+	}
+	if selection&SelectKeypair != SelectKeypair {
+		return true
+	}
+	msg := make([]byte, k.nLen)
+	rand.Read(msg[1:])
+	msg[0] = 0
+	buf := dmaScratch(env, 2*int(k.nLen))
+	defer buf.release()
+	sig := buf.b[:k.nLen]
+	if _, err := rsaPrivate(env, k, msg, sig, nil); err != nil {
+		return false
+	}
+	back := buf.b[k.nLen : 2*k.nLen]
+	if _, err := rsaPublic(env, k, sig, back, nil); err != nil {
+		return false
+	}
+	return subtle.ConstantTimeCompare(back, msg) == 1
+}
+
+func (rsaKT) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
+	g := (*rsaGen)(gen)
+	var err *Error
+	params.Each(func(name string, p *Param) bool {
+		switch name {
+		case "bits":
+			v, ok := p.Uint64()
+			if !ok || v < 1024 || v > 8192 {
+				err = errorf(ReasonBadParameter, "RSA key generation: bits must be 1024 to 8192")
+			} else {
+				g.bits = uint32(v)
+			}
+		case "primes":
+			if v, ok := p.Uint64(); !ok || v != 2 {
+				err = errorf(ReasonBadParameter, "RSA key generation: only two primes")
+			}
+		case "e":
+			if v, ok := p.BigEndian(); !ok || new(big.Int).SetBytes(v).Cmp(big.NewInt(65537)) != 0 {
+				err = errorf(ReasonBadParameter, "RSA key generation: only e = 65537")
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+func (rsaKT) GenSetTemplate(gen, template unsafe.Pointer) *Error { return nil }
+
+// Generate makes a key pair on the CPU; the device has no prime search.
+func (rsaKT) Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter) (bool, *Error) {
+	g, k := (*rsaGen)(gen), (*rsaKey)(st)
+	*k = rsaKey{head: KeyHead{Type: KeyRSA}}
+	if selection&SelectKeypair == 0 {
+		return false, nil
+	}
+	bits := int(g.bits)
+	if bits == 0 {
+		bits = 2048
+	}
+	key, err := rsa.GenerateKey(rand.Reader, bits)
+	if err != nil {
+		return false, errorf(ReasonOperationFailed, "generating an RSA key: %v", err)
+	}
+	nb := key.N.Bytes()
+	k.nLen = uint32(len(nb))
+	copy(k.n[:], nb)
+	eb := big.NewInt(int64(key.E)).Bytes()
+	k.eLen = uint32(copy(k.e[:], eb))
+	key.D.FillBytes(k.d[:k.nLen])
+	pl := int(k.nLen+1) / 2
+	k.pLen = uint32(pl)
+	key.Primes[0].FillBytes(k.p[:pl])
+	key.Primes[1].FillBytes(k.q[:pl])
+	key.Precomputed.Dp.FillBytes(k.dp[:pl])
+	key.Precomputed.Dq.FillBytes(k.dq[:pl])
+	key.Precomputed.Qinv.FillBytes(k.qinv[:pl])
+	k.hasCRT = 1
+	k.head.Has = KeyHasPublic | KeyHasPrivate
+	return false, nil
+}
+
+func (rsaKT) Derive(env *Env, key, peer, scratch, out unsafe.Pointer, outsize int, w Waiter) (int, bool, *Error) {
+	return 0, false, errorf(ReasonBadParameter, "RSA keys do not derive")
+}
+
+// rsaPrivate computes in^d mod n into out (nLen bytes, C memory) on the
+// device, with CRT when the key has its factors.
+func rsaPrivate(env *Env, k *rsaKey, in, out []byte, w Waiter) (bool, *Error) {
+	l := int(k.nLen)
+	var inst cptdrv.Instruction
+	var run_ *scratchRun
+	if k.hasCRT != 0 {
+		pl := int(k.pLen)
+		run_ = dmaScratch(env, 5*pl+l)
+		ops := run_.b
+		copy(ops, k.p[:pl])
+		copy(ops[pl:], k.q[:pl])
+		copy(ops[2*pl:], k.dp[:pl])
+		copy(ops[3*pl:], k.dq[:pl])
+		copy(ops[4*pl:], k.qinv[:pl])
+		setNum(ops[5*pl:], in)
+		inst = cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorModExp, cptdrv.MinorModExpCRT), Param1: uint16(l), Param2: uint16(pl)}
+	} else {
+		run_ = dmaScratch(env, 3*l)
+		ops := run_.b
+		copy(ops, k.N())
+		copy(ops[l:], k.d[:l])
+		setNum(ops[2*l:], in)
+		inst = cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorModExp, cptdrv.MinorModExpPlain), Param1: uint16(l), Param2: uint16(l)}
+	}
+	return rsaRun(env, run_, &inst, out, w)
+}
+
+// rsaPublic computes in^e mod n into out on the device.
+func rsaPublic(env *Env, k *rsaKey, in, out []byte, w Waiter) (bool, *Error) {
+	l, el := int(k.nLen), int(k.eLen)
+	ops := dmaScratch(env, 2*l+el)
+	copy(ops.b, k.N())
+	copy(ops.b[l:], k.E())
+	setNum(ops.b[l+el:], in)
+	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorModExp, cptdrv.MinorModExpPlain), Param1: uint16(l), Param2: uint16(el)}
+	return rsaRun(env, ops, &inst, out, w)
+}
+
+// rsaRun executes a modular exponentiation whose operands are in ops,
+// writing len(out) bytes; the operands are wiped and returned once the
+// device is done with them (after the call, or in the completion).
+func rsaRun(env *Env, ops *scratchRun, inst *cptdrv.Instruction, out []byte, w Waiter) (bool, *Error) {
+	inst.DPtr, inst.DLen = cptdrv.Addr(ops.b), uint32(len(ops.b))
+	inst.RPtr, inst.RLen = cptdrv.Addr(out), uint32(len(out))
+	_, pending, err := run(env.AE, env.algCounters(algRSA, "RSA"), inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
+		if w != nil {
+			ops.release()
+		}
+		return len(out), nil
+	}))
+	if !pending && (w == nil || err != nil) {
+		ops.release()
+	}
+	return pending, err
+}

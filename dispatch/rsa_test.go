@@ -1,0 +1,116 @@
+package dispatch
+
+import (
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"math/big"
+	"testing"
+)
+
+// importRSA puts a crypto/rsa key into a key state, through Import as the
+// C side calls it (numbers in native byte order).
+func importRSA(t *testing.T, env *Env, key *rsa.PrivateKey) []byte {
+	t.Helper()
+	kt := KeyTypeByID(KeyRSA)
+	st := dma(t, int(kt.StateSize()))
+	var l paramList
+	add := func(name string, v *big.Int) {
+		b := v.Bytes()
+		for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+			b[i], b[j] = b[j], b[i]
+		}
+		m := dma(t, len(b))
+		copy(m, b)
+		l.add(name, TypeUnsigned, ptr(m), uintptr(len(m)))
+	}
+	add("n", key.N)
+	add("e", big.NewInt(int64(key.E)))
+	add("d", key.D)
+	add("rsa-factor1", key.Primes[0])
+	add("rsa-factor2", key.Primes[1])
+	add("rsa-exponent1", key.Precomputed.Dp)
+	add("rsa-exponent2", key.Precomputed.Dq)
+	add("rsa-coefficient1", key.Precomputed.Qinv)
+	if err := kt.Import(env, ptr(st), SelectKeypair, l.params()); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestRSASignaturesAgainstCryptoRSA(t *testing.T) {
+	env := testEnv(t)
+	sg := SignatureByID(SigRSA)
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	st := importRSA(t, env, key)
+	if !KeyTypeByID(KeyRSA).Validate(env, ptr(st), SelectKeypair) {
+		t.Fatal("imported key does not validate")
+	}
+	ctx, scratch, sig := dma(t, int(sg.StateSize())), dma(t, SigScratchSize), dma(t, 256)
+	h := sha256.Sum256([]byte("cptprov"))
+	digest := dma(t, 32)
+	copy(digest, h[:])
+	for _, tc := range []struct {
+		pad  string
+		salt string
+	}{{"pkcs1", ""}, {"pss", "digest"}, {"pss", "max"}} {
+		for _, async := range []bool{false, true} {
+			padBuf, saltBuf, mdBuf := dma(t, len(tc.pad)), dma(t, 8), dma(t, 6)
+			copy(padBuf, tc.pad)
+			copy(mdBuf, "SHA256")
+			var l paramList
+			l.add("pad-mode", TypeUTF8, ptr(padBuf), uintptr(len(tc.pad)))
+			l.add("digest", TypeUTF8, ptr(mdBuf), 6)
+			if tc.salt != "" {
+				copy(saltBuf, tc.salt)
+				l.add("saltlen", TypeUTF8, ptr(saltBuf), uintptr(len(tc.salt)))
+			}
+			if err := sg.Init(env, ptr(ctx), ptr(st), OpSign, false, "", l.params()); err != nil {
+				t.Fatal(err)
+			}
+			n, err := call(async, func(w Waiter) (int, bool, *Error) {
+				return sg.Sign(env, ptr(ctx), ptr(st), ptr(scratch), ptr(sig), len(sig), digest, w)
+			})
+			if err != nil || n != 256 {
+				t.Fatalf("%s/%s sign: %d %v", tc.pad, tc.salt, n, err)
+			}
+			var verr error
+			if tc.pad == "pkcs1" {
+				verr = rsa.VerifyPKCS1v15(&key.PublicKey, crypto.SHA256, h[:], sig)
+			} else {
+				saltLen := rsa.PSSSaltLengthEqualsHash
+				if tc.salt == "max" {
+					saltLen = 256 - 32 - 2
+				}
+				verr = rsa.VerifyPSS(&key.PublicKey, crypto.SHA256, h[:], sig, &rsa.PSSOptions{SaltLength: saltLen})
+			}
+			if verr != nil {
+				t.Fatalf("%s/%s: crypto/rsa rejects the signature: %v", tc.pad, tc.salt, verr)
+			}
+			// And the reverse: crypto/rsa's signature verifies here, a
+			// tampered one does not.
+			var theirs []byte
+			if tc.pad == "pkcs1" {
+				theirs, _ = rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, h[:])
+			} else {
+				theirs, _ = rsa.SignPSS(rand.Reader, key, crypto.SHA256, h[:], &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash})
+			}
+			in := dma(t, len(theirs))
+			copy(in, theirs)
+			var lv paramList
+			lv.add("pad-mode", TypeUTF8, ptr(padBuf), uintptr(len(tc.pad)))
+			lv.add("digest", TypeUTF8, ptr(mdBuf), 6)
+			if err := sg.Init(env, ptr(ctx), ptr(st), OpVerify, false, "", lv.params()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sg.Verify(env, ptr(ctx), ptr(st), ptr(scratch), in, digest, nil); err != nil {
+				t.Fatalf("%s: crypto/rsa's signature rejected: %v", tc.pad, err)
+			}
+			in[100] ^= 1
+			if _, err := sg.Verify(env, ptr(ctx), ptr(st), ptr(scratch), in, digest, nil); err == nil || err.Reason != ReasonVerifyFailed {
+				t.Fatalf("%s: tampered signature: %v", tc.pad, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,400 @@
+package dispatch
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/subtle"
+	"hash"
+	"strings"
+	"unsafe"
+)
+
+// RSA signatures: PKCS#1 v1.5 (with DigestInfo, or raw without a digest),
+// PSS and no padding. The encoding (EMSA) is the driver's; the private and
+// public operations are modular exponentiations on the device.
+type rsaSig struct{}
+
+// RSA padding modes (OpenSSL's RSA_*_PADDING numbers, "pad-mode").
+const (
+	rsaPadPKCS1 = 1
+	rsaPadNone  = 3
+	rsaPadPSS   = 6
+)
+
+// PSS salt lengths (OpenSSL's RSA_PSS_SALTLEN_*).
+const (
+	saltDigest = -1
+	saltAuto   = -2
+	saltMax    = -3
+)
+
+// rsaSigCtx is an RSA signature context in C memory.
+type rsaSigCtx struct {
+	op      uint32
+	md      uint32
+	mgf1    uint32 // 0: the message digest
+	pad     uint32
+	saltLen int32
+	stream  uint32
+	hs      hashState
+}
+
+func (rsaSig) Name() string       { return "RSA" }
+func (rsaSig) StateSize() uintptr { return unsafe.Sizeof(rsaSigCtx{}) }
+
+func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName string, params Params) *Error {
+	c, k := (*rsaSigCtx)(st), (*rsaKey)(key)
+	if k == nil || k.nLen == 0 {
+		return errorf(ReasonMissingKey, "RSA signature needs an RSA key")
+	}
+	if op == OpSign && k.head.Has&KeyHasPrivate == 0 {
+		return errorf(ReasonMissingKey, "RSA signing needs a private key")
+	}
+	c.hs.reset()
+	*c = rsaSigCtx{op: uint32(op), pad: rsaPadPKCS1, saltLen: saltAuto}
+	if op == OpSign {
+		c.saltLen = saltMax
+	}
+	if mdName != "" {
+		d := digestByName(mdName)
+		if d == nil {
+			return errorf(ReasonBadParameter, "digest %q not supported with RSA", mdName)
+		}
+		c.md = d.id
+	}
+	if stream {
+		if c.md == 0 {
+			return errorf(ReasonBadParameter, "no digest for an RSA signature over a message")
+		}
+		c.stream = 1
+	}
+	return rsaSig{}.SetParams(env, st, params)
+}
+
+func (rsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
+	c := (*rsaSigCtx)(st)
+	var err *Error
+	params.Each(func(name string, p *Param) bool {
+		switch name {
+		case "digest", "mgf1-digest":
+			v, ok := p.UTF8()
+			d := digestByName(v)
+			switch {
+			case !ok || d == nil:
+				err = errorf(ReasonBadParameter, "parameter %q: digest %q not supported with RSA", name, v)
+			case name == "digest":
+				c.md = d.id
+			default:
+				c.mgf1 = d.id
+			}
+		case "pad-mode":
+			mode := -1
+			if v, ok := p.Uint64(); ok {
+				mode = int(v)
+			} else if s, ok := p.UTF8(); ok {
+				mode = map[string]int{"pkcs1": rsaPadPKCS1, "none": rsaPadNone, "pss": rsaPadPSS}[strings.ToLower(s)]
+			}
+			if mode != rsaPadPKCS1 && mode != rsaPadNone && mode != rsaPadPSS {
+				err = errorf(ReasonBadParameter, "RSA signature padding must be pkcs1 (1), none (3) or pss (6)")
+			} else {
+				c.pad = uint32(mode)
+			}
+		case "saltlen":
+			if s, ok := p.UTF8(); ok {
+				switch s {
+				case "digest":
+					c.saltLen = saltDigest
+				case "max":
+					c.saltLen = saltMax
+				case "auto":
+					c.saltLen = saltAuto
+				default:
+					n := 0
+					for _, ch := range s {
+						if ch < '0' || ch > '9' || n > 1<<20 {
+							err = errorf(ReasonBadParameter, "saltlen %q: a number, digest, max or auto", s)
+							return false
+						}
+						n = n*10 + int(ch-'0')
+					}
+					c.saltLen = int32(n)
+				}
+			} else if p.DataType == TypeInteger && p.DataSize == 4 && p.Data != nil {
+				v := *(*int32)(p.Data)
+				if v < saltMax {
+					err = errorf(ReasonBadParameter, "saltlen %d", v)
+				} else {
+					c.saltLen = v
+				}
+			} else {
+				err = errorf(ReasonBadParameter, "parameter \"saltlen\" must be an integer or a string")
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+func (rsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
+	c := (*rsaSigCtx)(st)
+	var err *Error
+	params.Each(func(name string, p *Param) bool {
+		switch name {
+		case "digest":
+			if d := digestByID(c.md); d != nil && !p.SetUTF8(d.names[0]) {
+				err = errorf(ReasonBadParameter, "parameter \"digest\": buffer too small")
+			}
+		case "pad-mode":
+			if p.DataType == TypeUTF8 {
+				p.SetUTF8(map[uint32]string{rsaPadPKCS1: "pkcs1", rsaPadNone: "none", rsaPadPSS: "pss"}[c.pad])
+			} else {
+				err = setUint(p, name, uint64(c.pad))
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+func (rsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {
+	c := (*rsaSigCtx)(st)
+	d := digestByID(c.md)
+	if c.stream == 0 || d == nil {
+		return errorf(ReasonWrongState, "not hashing a message")
+	}
+	h, err := c.hs.load(d)
+	if err != nil {
+		return err
+	}
+	h.Write(data)
+	return c.hs.save(h)
+}
+
+// encode builds the encoded message (the input of the private operation)
+// for a digest, per the context's padding.
+func (c *rsaSigCtx) encode(k *rsaKey, tbs []byte) ([]byte, *Error) {
+	l := int(k.nLen)
+	d := digestByID(c.md)
+	switch c.pad {
+	case rsaPadNone:
+		if len(tbs) != l {
+			return nil, errorf(ReasonBadParameter, "unpadded RSA input of %d bytes for a %d-byte modulus", len(tbs), l)
+		}
+		return append([]byte(nil), tbs...), nil
+	case rsaPadPKCS1:
+		t := tbs
+		if d != nil {
+			if len(tbs) != d.size {
+				return nil, errorf(ReasonBadParameter, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
+			}
+			t = append(d.digestInfo(), tbs...)
+		}
+		if len(t) > l-11 {
+			return nil, errorf(ReasonBadParameter, "RSA key too small for this input")
+		}
+		em := make([]byte, l)
+		em[1] = 1
+		for i := 2; i < l-len(t)-1; i++ {
+			em[i] = 0xff
+		}
+		copy(em[l-len(t):], t)
+		return em, nil
+	case rsaPadPSS:
+		if d == nil {
+			return nil, errorf(ReasonBadParameter, "RSA-PSS needs a digest")
+		}
+		if len(tbs) != d.size {
+			return nil, errorf(ReasonBadParameter, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
+		}
+		return c.pssEncode(k, d, tbs)
+	}
+	return nil, errorf(ReasonBadParameter, "RSA padding %d", c.pad)
+}
+
+func (c *rsaSigCtx) mgf1Digest(d *digest) *digest {
+	if m := digestByID(c.mgf1); m != nil {
+		return m
+	}
+	return d
+}
+
+// pssEncode is EMSA-PSS-ENCODE (RFC 8017 section 9.1.1).
+func (c *rsaSigCtx) pssEncode(k *rsaKey, d *digest, mHash []byte) ([]byte, *Error) {
+	emBits := k.bits() - 1
+	emLen := (emBits + 7) / 8
+	sLen := int(c.saltLen)
+	switch c.saltLen {
+	case saltDigest:
+		sLen = d.size
+	case saltMax, saltAuto:
+		sLen = emLen - d.size - 2
+	}
+	if emLen < d.size+sLen+2 || sLen < 0 {
+		return nil, errorf(ReasonBadParameter, "RSA key too small for PSS with this digest and salt")
+	}
+	salt := make([]byte, sLen)
+	if _, err := rand.Read(salt); err != nil {
+		return nil, errorf(ReasonOperationFailed, "drawing a PSS salt: %v", err)
+	}
+	h := d.newHash()
+	h.Write(make([]byte, 8))
+	h.Write(mHash)
+	h.Write(salt)
+	hv := h.Sum(nil)
+	db := make([]byte, emLen-d.size-1)
+	db[len(db)-sLen-1] = 1
+	copy(db[len(db)-sLen:], salt)
+	mgf1XOR(db, c.mgf1Digest(d).newHash, hv)
+	db[0] &= 0xff >> (8*emLen - emBits)
+	em := append(append(db, hv...), 0xbc)
+	out := make([]byte, k.nLen)
+	copy(out[int(k.nLen)-emLen:], em)
+	return out, nil
+}
+
+// pssVerify is EMSA-PSS-VERIFY; em is the public operation's output.
+func (c *rsaSigCtx) pssVerify(k *rsaKey, d *digest, mHash, em []byte) bool {
+	emBits := k.bits() - 1
+	emLen := (emBits + 7) / 8
+	em = em[len(em)-emLen:]
+	if len(em) < d.size+2 || em[len(em)-1] != 0xbc {
+		return false
+	}
+	db := append([]byte(nil), em[:emLen-d.size-1]...)
+	hv := em[emLen-d.size-1 : emLen-1]
+	if db[0]&^(0xff>>(8*emLen-emBits)) != 0 {
+		return false
+	}
+	mgf1XOR(db, c.mgf1Digest(d).newHash, hv)
+	db[0] &= 0xff >> (8*emLen - emBits)
+	i := bytes.IndexByte(db, 1)
+	if i < 0 || !bytes.Equal(db[:i], make([]byte, i)) {
+		return false
+	}
+	salt := db[i+1:]
+	switch c.saltLen {
+	case saltDigest:
+		if len(salt) != d.size {
+			return false
+		}
+	case saltMax:
+		if len(salt) != emLen-d.size-2 {
+			return false
+		}
+	case saltAuto:
+	default:
+		if len(salt) != int(c.saltLen) {
+			return false
+		}
+	}
+	h := d.newHash()
+	h.Write(make([]byte, 8))
+	h.Write(mHash)
+	h.Write(salt)
+	return subtle.ConstantTimeCompare(h.Sum(nil), hv) == 1
+}
+
+// mgf1XOR xors MGF1(seed) into out (RFC 8017 appendix B.2.1).
+func mgf1XOR(out []byte, newHash func() hash.Hash, seed []byte) {
+	var counter [4]byte
+	done := 0
+	for done < len(out) {
+		h := newHash()
+		h.Write(seed)
+		h.Write(counter[:])
+		for _, b := range h.Sum(nil) {
+			if done == len(out) {
+				break
+			}
+			out[done] ^= b
+			done++
+		}
+		for i := 3; i >= 0; i-- {
+			if counter[i]++; counter[i] != 0 {
+				break
+			}
+		}
+	}
+}
+
+func (rsaSig) Sign(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, tbs []byte, w Waiter) (int, bool, *Error) {
+	c, k := (*rsaSigCtx)(st), (*rsaKey)(key)
+	return c.sign(env, k, sig, sigsize, tbs, w)
+}
+
+func (c *rsaSigCtx) sign(env *Env, k *rsaKey, sig unsafe.Pointer, sigsize int, tbs []byte, w Waiter) (int, bool, *Error) {
+	l := int(k.nLen)
+	if sig == nil {
+		return l, false, nil
+	}
+	if sigsize < l {
+		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for %d", sigsize, l)
+	}
+	em, err := c.encode(k, tbs)
+	if err != nil {
+		return 0, false, err
+	}
+	pending, err := rsaPrivate(env, k, em, unsafe.Slice((*byte)(sig), l), w)
+	return l, pending, err
+}
+
+func (rsaSig) SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, w Waiter) (int, bool, *Error) {
+	c, k := (*rsaSigCtx)(st), (*rsaKey)(key)
+	if c.stream == 0 {
+		return 0, false, errorf(ReasonWrongState, "not hashing a message")
+	}
+	if sig == nil {
+		return int(k.nLen), false, nil
+	}
+	h, err := c.hs.load(digestByID(c.md))
+	if err != nil {
+		return 0, false, err
+	}
+	c.hs.reset()
+	return c.sign(env, k, sig, sigsize, h.Sum(nil), w)
+}
+
+// Verify runs the public operation on the device and checks the encoding
+// against the digest (synchronously: the check needs the result).
+func (rsaSig) Verify(env *Env, st, key, scratch unsafe.Pointer, sig, tbs []byte, w Waiter) (bool, *Error) {
+	c, k := (*rsaSigCtx)(st), (*rsaKey)(key)
+	return false, c.verify(env, k, sig, tbs)
+}
+
+func (c *rsaSigCtx) verify(env *Env, k *rsaKey, sig, tbs []byte) *Error {
+	l := int(k.nLen)
+	if len(sig) != l {
+		return errorf(ReasonVerifyFailed, "RSA signature of %d bytes for a %d-byte modulus", len(sig), l)
+	}
+	out := dmaScratch(env, l)
+	defer out.release()
+	if _, err := rsaPublic(env, k, sig, out.b, nil); err != nil {
+		return errorf(ReasonVerifyFailed, "RSA signature out of range: %v", err.Msg)
+	}
+	d := digestByID(c.md)
+	ok := false
+	switch c.pad {
+	case rsaPadPSS:
+		ok = d != nil && len(tbs) == d.size && c.pssVerify(k, d, tbs, out.b)
+	default:
+		want, err := c.encode(k, tbs)
+		ok = err == nil && subtle.ConstantTimeCompare(want, out.b) == 1
+	}
+	if !ok {
+		return errorf(ReasonVerifyFailed, "RSA signature verification failed")
+	}
+	return nil
+}
+
+func (rsaSig) VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byte, w Waiter) (bool, *Error) {
+	c, k := (*rsaSigCtx)(st), (*rsaKey)(key)
+	if c.stream == 0 {
+		return false, errorf(ReasonWrongState, "not hashing a message")
+	}
+	h, err := c.hs.load(digestByID(c.md))
+	if err != nil {
+		return false, err
+	}
+	c.hs.reset()
+	return false, c.verify(env, k, sig, h.Sum(nil))
+}
