@@ -39,13 +39,36 @@ func SignatureByID(id int) Signature {
 	return signatures[id]
 }
 
-// MaxSigStateSize is the largest signature context.
+// MaxSigStateSize is the largest signature or asymmetric cipher context.
 func MaxSigStateSize() uintptr {
-	var m uintptr
+	m := rsaEnc{}.StateSize()
 	for _, s := range signatures {
 		if s != nil {
 			m = max(m, s.StateSize())
 		}
 	}
 	return m
+}
+
+// AsymCipher is the EVP semantics of an asymmetric cipher (RSA encryption)
+// over an operation context in C memory and a key's state.
+type AsymCipher interface {
+	Name() string
+	StateSize() uintptr
+	Init(env *Env, st, key unsafe.Pointer, op int, params Params) *Error
+	SetParams(env *Env, st unsafe.Pointer, params Params) *Error
+	GetParams(env *Env, st unsafe.Pointer, params Params) *Error
+	Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []byte, w Waiter) (int, bool, *Error)
+	Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []byte, w Waiter) (int, bool, *Error)
+}
+
+// Asymmetric cipher ids shared with the C side (cptabi.h CPT_ASYM_*).
+const AsymRSA = 1
+
+// AsymCipherByID returns the asymmetric cipher for a CPT_ASYM_* id, or nil.
+func AsymCipherByID(id int) AsymCipher {
+	if id == AsymRSA {
+		return rsaEnc{}
+	}
+	return nil
 }

@@ -69,6 +69,9 @@ struct cpt_key_head {
 /* Signature ids (dispatch.Sig*), operations, and context sizes. */
 #define CPT_SIG_ECDSA 1
 #define CPT_SIG_RSA 2
+#define CPT_ASYM_RSA 1
+#define CPT_OP_ENCRYPT 1
+#define CPT_OP_DECRYPT 2
 #define CPT_OP_SIGN 1
 #define CPT_OP_VERIFY 2
 #define CPT_SIG_STATE_SIZE 512

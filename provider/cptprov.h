@@ -58,6 +58,10 @@ struct cptgo_api {
     int (*sig_sign)(int alg, void *state, void *key, void *scratch, void *sig, size_t *siglen,
         size_t sigsize, const void *tbs, size_t tbslen, int final, struct cpt_notifier *n,
         struct cpt_status *st);
+    int (*asym_init)(int alg, void *state, void *key, int op, const void *params, struct cpt_status *st);
+    int (*asym_params)(int alg, void *state, const void *params, int set, struct cpt_status *st);
+    int (*asym_crypt)(int alg, void *state, void *key, void *out, size_t *outl, size_t outsize,
+        const void *in, size_t inl, int decrypt, struct cpt_notifier *n, struct cpt_status *st);
     int (*sig_verify)(int alg, void *state, void *key, void *scratch, const void *sig,
         size_t siglen, const void *tbs, size_t tbslen, int final, struct cpt_notifier *n,
         struct cpt_status *st);
@@ -97,6 +101,7 @@ extern const OSSL_ALGORITHM cptprov_ciphers[];
 extern const OSSL_ALGORITHM cptprov_keymgmts[];
 extern const OSSL_ALGORITHM cptprov_keyexchs[];
 extern const OSSL_ALGORITHM cptprov_signatures[];
+extern const OSSL_ALGORITHM cptprov_asym_ciphers[];
 int cptprov_tls_groups(OSSL_CALLBACK *cb, void *arg);
 
 /* A key object: C memory, state laid out by Go, reference counted. */

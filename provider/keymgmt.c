@@ -266,6 +266,8 @@ static const char *operation_name(const struct cptprov_keytype *kt, int operatio
         return kt->exch_name;
     case OSSL_OP_SIGNATURE:
         return kt->sig_name;
+    case OSSL_OP_ASYM_CIPHER:
+        return kt->id == CPT_KEY_RSA ? "RSA" : NULL;
     }
     return NULL;
 }

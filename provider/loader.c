@@ -157,6 +157,9 @@ static int resolve(void *h)
     SYM(sig_update, "cptgo_sig_update");
     SYM(sig_sign, "cptgo_sig_sign");
     SYM(sig_verify, "cptgo_sig_verify");
+    SYM(asym_init, "cptgo_asym_init");
+    SYM(asym_params, "cptgo_asym_params");
+    SYM(asym_crypt, "cptgo_asym_crypt");
 #undef SYM
     if (go_api.abi_version() != CPT_ABI_VERSION) {
         snprintf(go_error, sizeof(go_error), "libcptgo.so speaks ABI %d, cptprov.so %d",

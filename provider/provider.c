@@ -61,6 +61,8 @@ static const OSSL_ALGORITHM *cptprov_query(void *provctx, int operation_id, int 
         return cptprov_keyexchs;
     case OSSL_OP_SIGNATURE:
         return cptprov_signatures;
+    case OSSL_OP_ASYM_CIPHER:
+        return cptprov_asym_ciphers;
     }
     return NULL;
 }

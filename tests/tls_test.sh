@@ -329,6 +329,12 @@ KEX="ECDH RSA" ENDS=server run_case interop-tls13-p521-cptprov-server download A
     TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-521 -- \
     -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -groups P-521
 
+# RSA key transport: the client encrypts the pre-master secret, the server
+# decrypts it in the TLS padding mode, both on the device.
+KEX=RSA run_case tls12-rsa-kx download AES-256-GCM \
+    AES256-GCM-SHA384 -cipher AES256-GCM-SHA384 -- \
+    -tls1_2 -cipher AES256-GCM-SHA384
+
 # An ECDSA certificate: the server's handshake signature (TLS 1.3
 # CertificateVerify, TLS 1.2 ServerKeyExchange) and the client's check of it
 # are ECDSA operations of cptprov.

@@ -53,6 +53,8 @@ var _ = [1]struct{}{}[C.CPT_R_VERIFY_FAILED-C.int(dispatch.ReasonVerifyFailed)]
 var _ = [1]struct{}{}[C.CPT_SIG_ECDSA-C.int(dispatch.SigECDSA)]
 var _ = [1]struct{}{}[C.CPT_SIG_RSA-C.int(dispatch.SigRSA)]
 var _ = [1]struct{}{}[C.CPT_KEY_RSA-C.int(dispatch.KeyRSA)]
+var _ = [1]struct{}{}[C.CPT_ASYM_RSA-C.int(dispatch.AsymRSA)]
+var _ = [1]struct{}{}[C.CPT_OP_DECRYPT-C.int(dispatch.OpDecrypt)]
 var _ = [1]struct{}{}[C.CPT_OP_VERIFY-C.int(dispatch.OpVerify)]
 var _ = [1]struct{}{}[C.CPT_SIG_SCRATCH_SIZE-dispatch.SigScratchSize]
 var _ = [1]struct{}{}[C.CPT_KEY_X25519-C.int(dispatch.KeyX25519)]
@@ -624,4 +626,57 @@ func cptgo_sig_verify(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen
 		async, e = s.Verify(env, state, key, scratch, goBytes(sig, siglen), goBytes(tbs, tbslen), waiterOf(wn))
 	}
 	return pendingResult(nil, 0, async, st, e)
+}
+
+//export cptgo_asym_init
+func cptgo_asym_init(alg C.int, state, key unsafe.Pointer, op C.int, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	a, env, e := asymOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, a.Init(env, state, key, int(op), dispatch.ParamsAt(params)))
+}
+
+//export cptgo_asym_params
+func cptgo_asym_params(alg C.int, state, params unsafe.Pointer, set C.int, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	a, env, e := asymOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	if set != 0 {
+		return result(st, a.SetParams(env, state, dispatch.ParamsAt(params)))
+	}
+	return result(st, a.GetParams(env, state, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_asym_crypt
+func cptgo_asym_crypt(alg C.int, state, key, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, in unsafe.Pointer, inl C.size_t, decrypt C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	maybePanic("crypt")
+	a, env, e := asymOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	var n int
+	var async bool
+	if decrypt != 0 {
+		n, async, e = a.Decrypt(env, state, key, out, int(outsize), goBytes(in, inl), waiterOf(wn))
+	} else {
+		n, async, e = a.Encrypt(env, state, key, out, int(outsize), goBytes(in, inl), waiterOf(wn))
+	}
+	return pendingResult(outl, n, async, st, e)
+}
+
+func asymOf(alg C.int) (dispatch.AsymCipher, *dispatch.Env, *dispatch.Error) {
+	a := dispatch.AsymCipherByID(int(alg))
+	if a == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: fmt.Sprintf("unknown asymmetric cipher %d", alg)}
+	}
+	p := proc
+	if p == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonDeviceUnavailable, Msg: "device not started"}
+	}
+	return a, p.env, nil
 }

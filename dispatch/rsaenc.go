@@ -1,0 +1,356 @@
+package dispatch
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"strings"
+	"unsafe"
+)
+
+// RSA encryption: PKCS#1 v1.5, OAEP, no padding, and the TLS pre-master
+// secret mode of OpenSSL (pad-mode 7), whose failures are indistinguishable
+// from success. Padding and its (constant-time) checks are the driver's; the
+// exponentiations are the device's.
+type rsaEnc struct{}
+
+const (
+	rsaPadOAEP = 4
+	rsaPadTLS  = 7 // RSA_PKCS1_WITH_TLS_PADDING
+	tlsPMSLen  = 48
+
+	OpEncrypt = 1
+	OpDecrypt = 2
+)
+
+// rsaEncCtx is an RSA encryption context in C memory.
+type rsaEncCtx struct {
+	op        uint32
+	pad       uint32
+	md        uint32 // OAEP digest, 0: SHA-1
+	mgf1      uint32 // 0: the OAEP digest
+	clientVer uint32
+	altVer    uint32
+	labelLen  uint32
+	_         uint32
+	label     [256]byte
+}
+
+func (rsaEnc) Name() string       { return "RSA" }
+func (rsaEnc) StateSize() uintptr { return unsafe.Sizeof(rsaEncCtx{}) }
+
+func (rsaEnc) Init(env *Env, st, key unsafe.Pointer, op int, params Params) *Error {
+	c, k := (*rsaEncCtx)(st), (*rsaKey)(key)
+	if k == nil || k.nLen == 0 {
+		return errorf(ReasonMissingKey, "RSA encryption needs an RSA key")
+	}
+	if op == OpDecrypt && k.head.Has&KeyHasPrivate == 0 {
+		return errorf(ReasonMissingKey, "RSA decryption needs a private key")
+	}
+	*c = rsaEncCtx{op: uint32(op), pad: rsaPadPKCS1}
+	return rsaEnc{}.SetParams(env, st, params)
+}
+
+func (rsaEnc) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
+	c := (*rsaEncCtx)(st)
+	var err *Error
+	params.Each(func(name string, p *Param) bool {
+		switch name {
+		case "pad-mode":
+			mode := -1
+			if v, ok := p.Uint64(); ok {
+				mode = int(v)
+			} else if s, ok := p.UTF8(); ok {
+				mode = map[string]int{"pkcs1": rsaPadPKCS1, "none": rsaPadNone, "oaep": rsaPadOAEP, "oeap": rsaPadOAEP}[strings.ToLower(s)]
+			}
+			if mode != rsaPadPKCS1 && mode != rsaPadNone && mode != rsaPadOAEP && mode != rsaPadTLS {
+				err = errorf(ReasonBadParameter, "RSA encryption padding must be pkcs1 (1), none (3), oaep (4) or TLS (7)")
+			} else {
+				c.pad = uint32(mode)
+			}
+		case "digest", "mgf1-digest":
+			v, ok := p.UTF8()
+			d := digestByName(v)
+			switch {
+			case !ok || d == nil:
+				err = errorf(ReasonBadParameter, "parameter %q: digest %q not supported", name, v)
+			case name == "digest":
+				c.md = d.id
+			default:
+				c.mgf1 = d.id
+			}
+		case "oaep-label":
+			v, ok := p.Octets()
+			if !ok || len(v) > len(c.label) {
+				err = errorf(ReasonBadParameter, "OAEP label: an octet string of at most %d bytes", len(c.label))
+			} else {
+				c.labelLen = uint32(copy(c.label[:], v))
+			}
+		case "tls-client-version", "tls-negotiated-version":
+			v, ok := p.Uint64()
+			if !ok || v > 0xffff {
+				err = errorf(ReasonBadParameter, "parameter %q must be a TLS version number", name)
+			} else if name == "tls-client-version" {
+				c.clientVer = uint32(v)
+			} else {
+				c.altVer = uint32(v)
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+func (rsaEnc) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
+	c := (*rsaEncCtx)(st)
+	var err *Error
+	params.Each(func(name string, p *Param) bool {
+		switch name {
+		case "pad-mode":
+			err = setUint(p, name, uint64(c.pad))
+		case "digest":
+			if !p.SetUTF8(c.oaepDigest().names[0]) {
+				err = errorf(ReasonBadParameter, "parameter \"digest\": buffer too small")
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+func (c *rsaEncCtx) oaepDigest() *digest {
+	if d := digestByID(c.md); d != nil {
+		return d
+	}
+	return digestByName("SHA1")
+}
+
+// Encrypt pads in and runs the public operation on the device.
+func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []byte, w Waiter) (int, bool, *Error) {
+	c, k := (*rsaEncCtx)(st), (*rsaKey)(key)
+	l := int(k.nLen)
+	if out == nil {
+		return l, false, nil
+	}
+	if outsize < l {
+		return 0, false, errorf(ReasonOutputTooSmall, "output buffer of %d bytes for %d", outsize, l)
+	}
+	em := make([]byte, l)
+	switch c.pad {
+	case rsaPadNone:
+		if len(in) != l {
+			return 0, false, errorf(ReasonBadParameter, "unpadded RSA input of %d bytes for a %d-byte modulus", len(in), l)
+		}
+		copy(em, in)
+	case rsaPadPKCS1:
+		if len(in) > l-11 {
+			return 0, false, errorf(ReasonBadParameter, "input of %d bytes too long for a %d-byte key", len(in), l)
+		}
+		em[1] = 2
+		ps := em[2 : l-len(in)-1]
+		if err := nonZeroRandom(ps); err != nil {
+			return 0, false, errorf(ReasonOperationFailed, "padding: %v", err)
+		}
+		copy(em[l-len(in):], in)
+	case rsaPadOAEP:
+		d := c.oaepDigest()
+		hl := d.size
+		if len(in) > l-2*hl-2 {
+			return 0, false, errorf(ReasonBadParameter, "input of %d bytes too long for OAEP with a %d-byte key", len(in), l)
+		}
+		seed, db := em[1:1+hl], em[1+hl:]
+		lh := d.newHash()
+		lh.Write(c.label[:c.labelLen])
+		copy(db, lh.Sum(nil))
+		db[len(db)-len(in)-1] = 1
+		copy(db[len(db)-len(in):], in)
+		if _, err := rand.Read(seed); err != nil {
+			return 0, false, errorf(ReasonOperationFailed, "OAEP seed: %v", err)
+		}
+		mgf := c.mgf1Digest(d)
+		mgf1XOR(db, mgf.newHash, seed)
+		mgf1XOR(seed, mgf.newHash, db)
+	default:
+		return 0, false, errorf(ReasonBadParameter, "padding %d cannot encrypt", c.pad)
+	}
+	pending, err := rsaPublic(env, k, em, unsafe.Slice((*byte)(out), l), w)
+	return l, pending, err
+}
+
+func (c *rsaEncCtx) mgf1Digest(d *digest) *digest {
+	if m := digestByID(c.mgf1); m != nil {
+		return m
+	}
+	return d
+}
+
+func nonZeroRandom(b []byte) error {
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	for i := range b {
+		for b[i] == 0 {
+			if _, err := rand.Read(b[i : i+1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Decrypt runs the private operation on the device into operand memory and
+// removes the padding, in constant time, in the completion.
+func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []byte, w Waiter) (int, bool, *Error) {
+	c, k := (*rsaEncCtx)(st), (*rsaKey)(key)
+	l := int(k.nLen)
+	if c.pad == rsaPadTLS {
+		if c.clientVer == 0 {
+			return 0, false, errorf(ReasonBadParameter, "TLS padding needs tls-client-version")
+		}
+		if out == nil {
+			return tlsPMSLen, false, nil
+		}
+		if outsize < tlsPMSLen {
+			return 0, false, errorf(ReasonOutputTooSmall, "output buffer of %d bytes for the 48-byte secret", outsize)
+		}
+	} else if out == nil {
+		return l, false, nil
+	}
+	if len(in) != l {
+		return 0, false, errorf(ReasonOperationFailed, "ciphertext of %d bytes for a %d-byte modulus", len(in), l)
+	}
+	// Drawn before the decryption, so that a failure costs the same.
+	var fake [tlsPMSLen]byte
+	if c.pad == rsaPadTLS {
+		if _, err := rand.Read(fake[:]); err != nil {
+			return 0, false, errorf(ReasonOperationFailed, "drawing a substitute secret: %v", err)
+		}
+	}
+	block := dmaScratch(env, l)
+	dst := unsafe.Slice((*byte)(out), outsize)
+	pad, md, mgf, label := c.pad, c.oaepDigest(), c.mgf1Digest(c.oaepDigest()), append([]byte(nil), c.label[:c.labelLen]...)
+	clientVer, altVer := c.clientVer, c.altVer
+	finish := func() (int, *Error) {
+		em := block.b
+		defer block.release()
+		switch pad {
+		case rsaPadNone:
+			if len(dst) < l {
+				return 0, errorf(ReasonOutputTooSmall, "output buffer of %d bytes for %d", len(dst), l)
+			}
+			return copy(dst, em), nil
+		case rsaPadTLS:
+			tlsUnpad(dst[:tlsPMSLen], em, fake[:], clientVer, altVer)
+			return tlsPMSLen, nil
+		case rsaPadPKCS1:
+			n, ok := pkcs1Unpad(em)
+			if ok != 1 || n > len(dst) {
+				return 0, errorf(ReasonOperationFailed, "RSA decryption failed (PKCS#1 v1.5)")
+			}
+			return copy(dst, em[l-n:]), nil
+		case rsaPadOAEP:
+			n, ok := oaepUnpad(em, md, mgf, label)
+			if ok != 1 || n > len(dst) {
+				return 0, errorf(ReasonOperationFailed, "RSA decryption failed (OAEP)")
+			}
+			return copy(dst, em[l-n:]), nil
+		}
+		return 0, errorf(ReasonBadParameter, "padding %d cannot decrypt", pad)
+	}
+	// The private operation, then the unpadding once the block is there.
+	pending, err := rsaPrivate(env, k, in, block.b, wrapWaiter(w, finish))
+	if err != nil {
+		block.release()
+		return 0, false, err
+	}
+	if pending {
+		return 0, true, nil
+	}
+	n, e := finish()
+	return n, false, e
+}
+
+// wrapWaiter runs finish when the device is done, and reports its outcome
+// to w (nil w: synchronous, nothing to wrap).
+func wrapWaiter(w Waiter, finish func() (int, *Error)) Waiter {
+	if w == nil {
+		return nil
+	}
+	return finishingWaiter{w, finish}
+}
+
+type finishingWaiter struct {
+	w      Waiter
+	finish func() (int, *Error)
+}
+
+func (f finishingWaiter) Complete(n int, err *Error) {
+	if err != nil {
+		f.w.Complete(0, err)
+		return
+	}
+	f.w.Complete(f.finish())
+}
+
+// pkcs1Unpad checks EME-PKCS1-v1_5 padding in constant time and returns the
+// message length (ok = 1) or ok = 0.
+func pkcs1Unpad(em []byte) (int, int) {
+	good := subtle.ConstantTimeByteEq(em[0], 0) & subtle.ConstantTimeByteEq(em[1], 2)
+	zeroIndex, lookingForZero := 0, 1
+	for i := 2; i < len(em); i++ {
+		isZero := subtle.ConstantTimeByteEq(em[i], 0)
+		zeroIndex = subtle.ConstantTimeSelect(lookingForZero&isZero, i, zeroIndex)
+		lookingForZero &= ^isZero & 1
+	}
+	good &= ^lookingForZero & 1
+	good &= subtle.ConstantTimeLessOrEq(2+8, zeroIndex) // eight padding bytes at least
+	return subtle.ConstantTimeSelect(good, len(em)-zeroIndex-1, 0), good
+}
+
+// oaepUnpad is EME-OAEP decoding (RFC 8017 section 7.1.2) in constant time.
+func oaepUnpad(em []byte, d, mgf *digest, label []byte) (int, int) {
+	hl := d.size
+	if len(em) < 2*hl+2 {
+		return 0, 0
+	}
+	seed := append([]byte(nil), em[1:1+hl]...)
+	db := append([]byte(nil), em[1+hl:]...)
+	mgf1XOR(seed, mgf.newHash, db)
+	mgf1XOR(db, mgf.newHash, seed)
+	lh := d.newHash()
+	lh.Write(label)
+	good := subtle.ConstantTimeByteEq(em[0], 0) & subtle.ConstantTimeCompare(db[:hl], lh.Sum(nil))
+	rest := db[hl:]
+	lookingForIndex, index, invalid := 1, 0, 0
+	for i := range rest {
+		equals0 := subtle.ConstantTimeByteEq(rest[i], 0)
+		equals1 := subtle.ConstantTimeByteEq(rest[i], 1)
+		index = subtle.ConstantTimeSelect(lookingForIndex&equals1, i, index)
+		lookingForIndex = subtle.ConstantTimeSelect(equals1, 0, lookingForIndex)
+		invalid = subtle.ConstantTimeSelect(lookingForIndex&^equals0, 1, invalid)
+	}
+	good &= ^(invalid | lookingForIndex) & 1
+	n := len(rest) - index - 1
+	// Put the message at the end of em, where the caller copies it from.
+	copy(em[len(em)-len(rest):], rest)
+	return subtle.ConstantTimeSelect(good, n, 0), good
+}
+
+// tlsUnpad writes the 48-byte pre-master secret, or fake when the padding or
+// the version inside is wrong, without a branch on either (as OpenSSL's
+// ossl_rsa_padding_check_PKCS1_type_2_TLS).
+func tlsUnpad(out, em, fake []byte, clientVer, altVer uint32) {
+	fl := len(em)
+	good := subtle.ConstantTimeByteEq(em[0], 0) & subtle.ConstantTimeByteEq(em[1], 2)
+	for i := 2; i < fl-tlsPMSLen-1; i++ {
+		good &= ^subtle.ConstantTimeByteEq(em[i], 0) & 1
+	}
+	good &= subtle.ConstantTimeByteEq(em[fl-tlsPMSLen-1], 0)
+	ver := subtle.ConstantTimeByteEq(em[fl-tlsPMSLen], byte(clientVer>>8)) & subtle.ConstantTimeByteEq(em[fl-tlsPMSLen+1], byte(clientVer))
+	if altVer > 0 {
+		ver |= subtle.ConstantTimeByteEq(em[fl-tlsPMSLen], byte(altVer>>8)) & subtle.ConstantTimeByteEq(em[fl-tlsPMSLen+1], byte(altVer))
+	}
+	good &= ver
+	for i := 0; i < tlsPMSLen; i++ {
+		out[i] = byte(subtle.ConstantTimeSelect(good, int(em[fl-tlsPMSLen+i]), int(fake[i])))
+	}
+}

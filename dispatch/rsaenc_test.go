@@ -1,0 +1,81 @@
+package dispatch
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"testing"
+)
+
+func TestRSAEncryptionAgainstCryptoRSA(t *testing.T) {
+	env := testEnv(t)
+	ac := AsymCipherByID(AsymRSA)
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	st := importRSA(t, env, key)
+	ctx, out := dma(t, int(ac.StateSize())), dma(t, 256)
+	msg := []byte("the pre-master secret of cptprov")
+	for _, async := range []bool{false, true} {
+		// PKCS#1 v1.5 both ways.
+		if err := ac.Init(env, ptr(ctx), ptr(st), OpEncrypt, Params{}); err != nil {
+			t.Fatal(err)
+		}
+		n, err := call(async, func(w Waiter) (int, bool, *Error) {
+			return ac.Encrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), msg, w)
+		})
+		if err != nil || n != 256 {
+			t.Fatal(n, err)
+		}
+		if pt, err := rsa.DecryptPKCS1v15(nil, key, out); err != nil || !bytes.Equal(pt, msg) {
+			t.Fatalf("crypto/rsa cannot decrypt: %v", err)
+		}
+		ct, _ := rsa.EncryptOAEP(sha256.New(), rand.Reader, &key.PublicKey, msg, []byte("L"))
+		in := dma(t, len(ct))
+		copy(in, ct)
+		pad, md, lbl := dma(t, 4), dma(t, 6), dma(t, 1)
+		copy(pad, "oaep")
+		copy(md, "SHA256")
+		copy(lbl, "L")
+		var l paramList
+		l.add("pad-mode", TypeUTF8, ptr(pad), 4)
+		l.add("digest", TypeUTF8, ptr(md), 6)
+		l.add("oaep-label", TypeOctet, ptr(lbl), 1)
+		if err := ac.Init(env, ptr(ctx), ptr(st), OpDecrypt, l.params()); err != nil {
+			t.Fatal(err)
+		}
+		n, err = call(async, func(w Waiter) (int, bool, *Error) {
+			return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, w)
+		})
+		if err != nil || !bytes.Equal(out[:n], msg) {
+			t.Fatalf("OAEP decryption: %d %v", n, err)
+		}
+		in[7] ^= 1
+		if _, err := call(async, func(w Waiter) (int, bool, *Error) {
+			return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, w)
+		}); err == nil {
+			t.Fatal("a tampered OAEP ciphertext decrypted")
+		}
+	}
+}
+
+// The constant-time unpadding functions agree with the RFC on good and bad
+// blocks.
+func TestPKCS1Unpad(t *testing.T) {
+	em := make([]byte, 64)
+	em[1] = 2
+	for i := 2; i < 40; i++ {
+		em[i] = 0xaa
+	}
+	copy(em[41:], bytes.Repeat([]byte{7}, 23))
+	if n, ok := pkcs1Unpad(em); ok != 1 || n != 23 {
+		t.Fatalf("good block: %d %d", n, ok)
+	}
+	em[5] = 0 // zero inside the first eight padding bytes
+	if _, ok := pkcs1Unpad(em); ok != 0 {
+		t.Fatal("short padding accepted")
+	}
+	em[5], em[1] = 0xaa, 1
+	if _, ok := pkcs1Unpad(em); ok != 0 {
+		t.Fatal("block type 1 accepted for decryption")
+	}
+}

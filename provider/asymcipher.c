@@ -1,0 +1,195 @@
+/*
+ * Asymmetric ciphers (RSA encryption): the generic skeleton over the key
+ * objects of keymgmt.c. The exponentiation runs on the device, through the
+ * ASYNC bridge inside a job; padding lives in Go.
+ */
+#include <string.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include "cptprov.h"
+
+struct cptprov_asym {
+    struct cptprov_ctx *prov;
+    int alg; /* CPT_ASYM_* */
+    int keytype;
+    struct cptprov_key *key;
+    unsigned char state[CPT_SIG_STATE_SIZE] __attribute__((aligned(16)));
+};
+
+static void *asym_new(void *provctx, int alg, int keytype)
+{
+    struct cptprov_asym *a = OPENSSL_zalloc(sizeof(*a));
+
+    if (a != NULL) {
+        a->prov = provctx;
+        a->alg = alg;
+        a->keytype = keytype;
+    }
+    return a;
+}
+
+static void cptprov_asym_free(void *va)
+{
+    struct cptprov_asym *a = va;
+
+    if (a == NULL)
+        return;
+    cptprov_key_free(a->key);
+    OPENSSL_clear_free(a, sizeof(*a));
+}
+
+static void *cptprov_asym_dup(void *va)
+{
+    struct cptprov_asym *a = va, *d = OPENSSL_memdup(a, sizeof(*a));
+
+    if (d != NULL && d->key != NULL)
+        cptprov_key_up_ref(d->key);
+    return d;
+}
+
+static int asym_init(struct cptprov_asym *a, void *vkey, int op, const OSSL_PARAM params[])
+{
+    struct cptprov_key *k = vkey;
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api;
+
+    if (k == NULL || cptprov_key_type_id(k) != a->keytype) {
+        CPT_RAISE(a->prov, CPT_R_INVALID_KEY, "the key is not of this cipher's type");
+        return 0;
+    }
+    cptprov_key_up_ref(k);
+    cptprov_key_free(a->key);
+    a->key = k;
+    if ((api = cptprov_go(a->prov)) == NULL)
+        return 0;
+    if (api->asym_init(a->alg, a->state, k->state, op, params, &st) != CPT_OK) {
+        cptprov_raise_status(a->prov, &st, "asym_cipher_init");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_encrypt_init(void *va, void *key, const OSSL_PARAM params[])
+{
+    return asym_init(va, key, CPT_OP_ENCRYPT, params);
+}
+
+static int cptprov_decrypt_init(void *va, void *key, const OSSL_PARAM params[])
+{
+    return asym_init(va, key, CPT_OP_DECRYPT, params);
+}
+
+static int asym_crypt(struct cptprov_asym *a, unsigned char *out, size_t *outlen, size_t outsize,
+    const unsigned char *in, size_t inlen, int decrypt)
+{
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api = cptprov_go(a->prov);
+    struct cpt_notifier *n;
+    int rc;
+
+    if (api == NULL || a->key == NULL)
+        return 0;
+    n = out != NULL ? cptprov_async_begin() : NULL;
+    rc = api->asym_crypt(a->alg, a->state, a->key->state, out, outlen, outsize, in, inlen, decrypt,
+        n, &st);
+    return cptprov_finish(a->prov, rc, n, outlen, &st, decrypt ? "decrypt" : "encrypt");
+}
+
+static int cptprov_encrypt(void *va, unsigned char *out, size_t *outlen, size_t outsize,
+    const unsigned char *in, size_t inlen)
+{
+    return asym_crypt(va, out, outlen, outsize, in, inlen, 0);
+}
+
+static int cptprov_decrypt(void *va, unsigned char *out, size_t *outlen, size_t outsize,
+    const unsigned char *in, size_t inlen)
+{
+    return asym_crypt(va, out, outlen, outsize, in, inlen, 1);
+}
+
+static int asym_params(struct cptprov_asym *a, const OSSL_PARAM params[], int set)
+{
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api;
+
+    if (params == NULL || params[0].key == NULL)
+        return 1;
+    if ((api = cptprov_go(a->prov)) == NULL)
+        return 0;
+    if (api->asym_params(a->alg, a->state, params, set, &st) != CPT_OK) {
+        cptprov_raise_status(a->prov, &st, set ? "asym_cipher_set_ctx_params" : "asym_cipher_get_ctx_params");
+        return 0;
+    }
+    return 1;
+}
+
+static int cptprov_asym_get_params(void *va, OSSL_PARAM params[])
+{
+    return asym_params(va, params, 0);
+}
+
+static int cptprov_asym_set_params(void *va, const OSSL_PARAM params[])
+{
+    return asym_params(va, params, 1);
+}
+
+/* The parameter lists of OpenSSL's own RSA encryption. */
+static const OSSL_PARAM rsa_enc_gettable[] = {
+    OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_OAEP_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_PAD_MODE, NULL, 0),
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM rsa_enc_settable[] = {
+    OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_OAEP_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_OAEP_DIGEST_PROPS, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_PAD_MODE, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_MGF1_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_MGF1_DIGEST_PROPS, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_ASYM_CIPHER_PARAM_OAEP_LABEL, NULL, 0),
+    OSSL_PARAM_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION, NULL),
+    OSSL_PARAM_uint(OSSL_ASYM_CIPHER_PARAM_TLS_NEGOTIATED_VERSION, NULL),
+    OSSL_PARAM_END
+};
+
+#define CPTPROV_ASYM(lc, ALG, KEYTYPE, GETTABLE, SETTABLE)                                 \
+    static void *cptprov_##lc##_newctx(void *provctx)                                     \
+    {                                                                                     \
+        return asym_new(provctx, ALG, KEYTYPE);                                           \
+    }                                                                                     \
+    static const OSSL_PARAM *cptprov_##lc##_gettable(void *va, void *provctx)            \
+    {                                                                                     \
+        (void)va;                                                                         \
+        (void)provctx;                                                                    \
+        return GETTABLE;                                                                  \
+    }                                                                                     \
+    static const OSSL_PARAM *cptprov_##lc##_settable(void *va, void *provctx)            \
+    {                                                                                     \
+        (void)va;                                                                         \
+        (void)provctx;                                                                    \
+        return SETTABLE;                                                                  \
+    }                                                                                     \
+    static const OSSL_DISPATCH cptprov_##lc##_asym_functions[] = {                        \
+        { OSSL_FUNC_ASYM_CIPHER_NEWCTX, (void (*)(void))cptprov_##lc##_newctx },          \
+        { OSSL_FUNC_ASYM_CIPHER_FREECTX, (void (*)(void))cptprov_asym_free },             \
+        { OSSL_FUNC_ASYM_CIPHER_DUPCTX, (void (*)(void))cptprov_asym_dup },               \
+        { OSSL_FUNC_ASYM_CIPHER_ENCRYPT_INIT, (void (*)(void))cptprov_encrypt_init },     \
+        { OSSL_FUNC_ASYM_CIPHER_ENCRYPT, (void (*)(void))cptprov_encrypt },               \
+        { OSSL_FUNC_ASYM_CIPHER_DECRYPT_INIT, (void (*)(void))cptprov_decrypt_init },     \
+        { OSSL_FUNC_ASYM_CIPHER_DECRYPT, (void (*)(void))cptprov_decrypt },               \
+        { OSSL_FUNC_ASYM_CIPHER_GET_CTX_PARAMS, (void (*)(void))cptprov_asym_get_params }, \
+        { OSSL_FUNC_ASYM_CIPHER_GETTABLE_CTX_PARAMS,                                      \
+            (void (*)(void))cptprov_##lc##_gettable },                                    \
+        { OSSL_FUNC_ASYM_CIPHER_SET_CTX_PARAMS, (void (*)(void))cptprov_asym_set_params }, \
+        { OSSL_FUNC_ASYM_CIPHER_SETTABLE_CTX_PARAMS,                                      \
+            (void (*)(void))cptprov_##lc##_settable },                                    \
+        { 0, NULL }                                                                       \
+    };
+
+CPTPROV_ASYM(rsa, CPT_ASYM_RSA, CPT_KEY_RSA, rsa_enc_gettable, rsa_enc_settable)
+
+const OSSL_ALGORITHM cptprov_asym_ciphers[] = {
+    { "RSA:rsaEncryption:1.2.840.113549.1.1.1", CPTPROV_PROPS, cptprov_rsa_asym_functions,
+        "RSA encryption on the CPT" },
+    { NULL, NULL, NULL, NULL }
+};
