@@ -257,7 +257,7 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []b
 		return 0, errorf(ReasonBadParameter, "padding %d cannot decrypt", pad)
 	}
 	// The private operation, then the unpadding once the block is there.
-	pending, err := rsaPrivate(env, k, in, block.b, wrapWaiter(w, finish))
+	pending, err := rsaPrivate(env, k, in, block.b, wrapWaiter(w, finish, block.release))
 	if err != nil {
 		block.release()
 		return 0, false, err
@@ -270,21 +270,24 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []b
 }
 
 // wrapWaiter runs finish when the device is done, and reports its outcome
-// to w (nil w: synchronous, nothing to wrap).
-func wrapWaiter(w Waiter, finish func() (int, *Error)) Waiter {
+// to w; when the device failed, it runs cleanup instead (nil w: synchronous,
+// nothing to wrap).
+func wrapWaiter(w Waiter, finish func() (int, *Error), cleanup func()) Waiter {
 	if w == nil {
 		return nil
 	}
-	return finishingWaiter{w, finish}
+	return finishingWaiter{w, finish, cleanup}
 }
 
 type finishingWaiter struct {
-	w      Waiter
-	finish func() (int, *Error)
+	w       Waiter
+	finish  func() (int, *Error)
+	cleanup func()
 }
 
 func (f finishingWaiter) Complete(n int, err *Error) {
 	if err != nil {
+		f.cleanup()
 		f.w.Complete(0, err)
 		return
 	}

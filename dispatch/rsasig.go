@@ -355,35 +355,46 @@ func (rsaSig) SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize 
 }
 
 // Verify runs the public operation on the device and checks the encoding
-// against the digest (synchronously: the check needs the result).
+// against the digest once the result is there (in the completion, inside
+// an ASYNC job).
 func (rsaSig) Verify(env *Env, st, key, scratch unsafe.Pointer, sig, tbs []byte, w Waiter) (bool, *Error) {
 	c, k := (*rsaSigCtx)(st), (*rsaKey)(key)
-	return false, c.verify(env, k, sig, tbs)
+	return c.verify(env, k, sig, tbs, w)
 }
 
-func (c *rsaSigCtx) verify(env *Env, k *rsaKey, sig, tbs []byte) *Error {
+func (c *rsaSigCtx) verify(env *Env, k *rsaKey, sig, tbs []byte, w Waiter) (bool, *Error) {
 	l := int(k.nLen)
 	if len(sig) != l {
-		return errorf(ReasonVerifyFailed, "RSA signature of %d bytes for a %d-byte modulus", len(sig), l)
+		return false, errorf(ReasonVerifyFailed, "RSA signature of %d bytes for a %d-byte modulus", len(sig), l)
 	}
 	out := dmaScratch(env, l)
-	defer out.release()
-	if _, err := rsaPublic(env, k, sig, out.b, nil); err != nil {
-		return errorf(ReasonVerifyFailed, "RSA signature out of range: %v", err.Msg)
+	cc, digestCopy := *c, append([]byte(nil), tbs...)
+	check := func() (int, *Error) {
+		defer out.release()
+		d := digestByID(cc.md)
+		ok := false
+		switch cc.pad {
+		case rsaPadPSS:
+			ok = d != nil && len(digestCopy) == d.size && cc.pssVerify(k, d, digestCopy, out.b)
+		default:
+			want, err := cc.encode(k, digestCopy)
+			ok = err == nil && subtle.ConstantTimeCompare(want, out.b) == 1
+		}
+		if !ok {
+			return 0, errorf(ReasonVerifyFailed, "RSA signature verification failed")
+		}
+		return 1, nil
 	}
-	d := digestByID(c.md)
-	ok := false
-	switch c.pad {
-	case rsaPadPSS:
-		ok = d != nil && len(tbs) == d.size && c.pssVerify(k, d, tbs, out.b)
-	default:
-		want, err := c.encode(k, tbs)
-		ok = err == nil && subtle.ConstantTimeCompare(want, out.b) == 1
+	pending, err := rsaPublic(env, k, sig, out.b, wrapWaiter(w, check, out.release))
+	if err != nil {
+		out.release()
+		return false, errorf(ReasonVerifyFailed, "RSA signature out of range: %v", err.Msg)
 	}
-	if !ok {
-		return errorf(ReasonVerifyFailed, "RSA signature verification failed")
+	if pending {
+		return true, nil
 	}
-	return nil
+	_, err = check()
+	return false, err
 }
 
 func (rsaSig) VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byte, w Waiter) (bool, *Error) {
@@ -396,5 +407,5 @@ func (rsaSig) VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byte,
 		return false, err
 	}
 	c.hs.reset()
-	return false, c.verify(env, k, sig, h.Sum(nil))
+	return c.verify(env, k, sig, h.Sum(nil), w)
 }

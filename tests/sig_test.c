@@ -41,6 +41,8 @@ static const char *groups[] = { "P-192", "P-224", "P-256", "P-384", "P-521" };
 static const char *mds[] = { "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA3-256", "SHA3-512" };
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
+static EVP_PKEY *rsa_keygen(int bits, const char *propq);
+
 static EVP_PKEY *keygen(const char *group, const char *propq)
 {
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, "EC", propq);
@@ -214,7 +216,7 @@ static void test_der(void)
 
 struct job_arg {
     EVP_PKEY *key;
-    unsigned char msg[64], sig[80];
+    unsigned char msg[64], sig[256];
     size_t siglen;
     int ok;
 };
@@ -234,11 +236,11 @@ static void test_async(int njobs)
     ASYNC_JOB **jobs = calloc((size_t)njobs, sizeof(*jobs));
     ASYNC_WAIT_CTX **w = calloc((size_t)njobs, sizeof(*w));
     int *done = calloc((size_t)njobs, sizeof(int)), remaining = njobs, paused = 0, ret;
-    EVP_PKEY *k = keygen("P-256", "provider=cptprov");
+    EVP_PKEY *k = keygen("P-256", "provider=cptprov"), *rk = rsa_keygen(2048, "provider=cptprov");
 
     ASYNC_init_thread((size_t)njobs, (size_t)njobs);
     for (int i = 0; i < njobs; i++) {
-        args[i].key = k;
+        args[i].key = i % 2 ? rk : k; /* ECDSA and RSA signatures */
         RAND_bytes(args[i].msg, sizeof(args[i].msg));
         w[i] = ASYNC_WAIT_CTX_new();
     }
@@ -274,13 +276,16 @@ static void test_async(int njobs)
             poll(pfd, (nfds_t)np, 100);
     }
     for (int i = 0; i < njobs; i++) {
-        CHECK(args[i].ok && verify_msg(k, "SHA256", "provider=default", args[i].msg, sizeof(args[i].msg), 0,
-                                args[i].sig, args[i].siglen),
+        CHECK(args[i].ok && verify_msg(args[i].key, "SHA256", "provider=default", args[i].msg, sizeof(args[i].msg), 0,
+                                args[i].sig, args[i].siglen)
+                && verify_msg(args[i].key, "SHA256", "provider=cptprov", args[i].msg, sizeof(args[i].msg), 0,
+                    args[i].sig, args[i].siglen),
             "async job %d: the signature verifies with the default provider", i);
         ASYNC_WAIT_CTX_free(w[i]);
     }
     CHECK(paused > 0, "signatures went asynchronous (%d pauses)", paused);
     EVP_PKEY_free(k);
+    EVP_PKEY_free(rk);
     ASYNC_cleanup_thread();
     free(args);
     free(jobs);
