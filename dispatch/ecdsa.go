@@ -24,11 +24,7 @@ const SigScratchSize = 512
 
 // ecdsaCtx is an ECDSA operation context in C memory.
 type ecdsaCtx struct {
-	op     uint32
-	md     uint32 // digest id, 0 while none is set
-	stream uint32 // a digest-sign/verify message is being hashed
-	_      uint32
-	hs     hashState
+	sigBase
 }
 
 func (ecdsaSig) Name() string       { return "ECDSA" }
@@ -47,20 +43,8 @@ func (ecdsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdNa
 	if op == OpVerify && k.head.Has&KeyHasPublic == 0 {
 		return errorf(ReasonMissingKey, "ECDSA verification needs a public key")
 	}
-	c.hs.reset()
-	*c = ecdsaCtx{op: uint32(op)}
-	if mdName != "" {
-		d := digestByName(mdName)
-		if d == nil {
-			return errorf(ReasonBadParameter, "digest %q not supported with ECDSA", mdName)
-		}
-		c.md = d.id
-	}
-	if stream {
-		if c.md == 0 {
-			return errorf(ReasonBadParameter, "no digest for ECDSA over a message")
-		}
-		c.stream = 1
+	if err := c.start(op, stream, mdName, "ECDSA"); err != nil {
+		return err
 	}
 	return ecdsaSig{}.SetParams(env, st, params)
 }
@@ -71,18 +55,7 @@ func (ecdsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	params.Each(func(name string, p *Param) bool {
 		switch name {
 		case "digest":
-			v, ok := p.UTF8()
-			d := digestByName(v)
-			switch {
-			case !ok:
-				err = errorf(ReasonBadParameter, "parameter \"digest\" must be a UTF-8 string")
-			case d == nil:
-				err = errorf(ReasonBadParameter, "digest %q not supported with ECDSA", v)
-			case c.stream != 0 && c.hs.n != 0 && d.id != c.md:
-				err = errorf(ReasonWrongState, "the digest cannot change while a message is hashed")
-			default:
-				c.md = d.id
-			}
+			err = c.setDigest(p, "ECDSA")
 		case "digest-size":
 			v, ok := p.Uint64()
 			if d := digestByID(c.md); !ok || (d != nil && uint64(d.size) != v) {
@@ -122,28 +95,7 @@ func (ecdsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 
 // Update hashes more of the message.
 func (ecdsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {
-	c := (*ecdsaCtx)(st)
-	d := digestByID(c.md)
-	if c.stream == 0 || d == nil {
-		return errorf(ReasonWrongState, "not hashing a message")
-	}
-	h, err := c.hs.load(d)
-	if err != nil {
-		return err
-	}
-	h.Write(data)
-	return c.hs.save(h)
-}
-
-// messageHash finishes the message's hash into dst and resets the state.
-func (c *ecdsaCtx) messageHash(dst []byte) ([]byte, *Error) {
-	d := digestByID(c.md)
-	h, err := c.hs.load(d)
-	if err != nil {
-		return nil, err
-	}
-	c.hs.reset()
-	return h.Sum(dst[:0]), nil
+	return (*ecdsaCtx)(st).update(data)
 }
 
 // Sign signs a digest (tbs) with the key; with a nil sig it reports the
@@ -157,8 +109,8 @@ func (ecdsaSig) Sign(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int
 	if sigsize < cv.maxSigLen {
 		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, cv.maxSigLen)
 	}
-	if d := digestByID(c.md); d != nil && c.stream == 0 && len(tbs) != d.size {
-		return 0, false, errorf(ReasonBadParameter, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
+	if err := c.checkDigestLen(tbs); err != nil {
+		return 0, false, err
 	}
 	return ecdsaSign(env, k, scratch, sig, tbs, w)
 }
@@ -201,8 +153,8 @@ func ecdsaSign(env *Env, k *ecKey, scratch, sig unsafe.Pointer, hash []byte, w W
 // not verify is an error (ReasonVerifyFailed).
 func (ecdsaSig) Verify(env *Env, st, key, scratch unsafe.Pointer, sig, tbs []byte, w Waiter) (bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
-	if d := digestByID(c.md); d != nil && c.stream == 0 && len(tbs) != d.size {
-		return false, errorf(ReasonBadParameter, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
+	if err := c.checkDigestLen(tbs); err != nil {
+		return false, err
 	}
 	return ecdsaVerify(env, k, scratch, sig, tbs, w)
 }
@@ -237,17 +189,13 @@ func ecdsaVerify(env *Env, k *ecKey, scratch unsafe.Pointer, sig, hash []byte, w
 // SignFinal signs the hashed message.
 func (ecdsaSig) SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, w Waiter) (int, bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
-	if c.stream == 0 {
-		return 0, false, errorf(ReasonWrongState, "not hashing a message")
-	}
 	if sig == nil {
 		return k.c().maxSigLen, false, nil
 	}
 	if sigsize < k.c().maxSigLen {
 		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, k.c().maxSigLen)
 	}
-	var buf [64]byte
-	h, err := c.messageHash(buf[:])
+	h, err := c.messageHash()
 	if err != nil {
 		return 0, false, err
 	}
@@ -257,11 +205,7 @@ func (ecdsaSig) SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsiz
 // VerifyFinal checks a signature over the hashed message.
 func (ecdsaSig) VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byte, w Waiter) (bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
-	if c.stream == 0 {
-		return false, errorf(ReasonWrongState, "not hashing a message")
-	}
-	var buf [64]byte
-	h, err := c.messageHash(buf[:])
+	h, err := c.messageHash()
 	if err != nil {
 		return false, err
 	}

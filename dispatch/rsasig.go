@@ -30,13 +30,11 @@ const (
 
 // rsaSigCtx is an RSA signature context in C memory.
 type rsaSigCtx struct {
-	op      uint32
-	md      uint32
+	sigBase
 	mgf1    uint32 // 0: the message digest
 	pad     uint32
 	saltLen int32
-	stream  uint32
-	hs      hashState
+	_       uint32
 }
 
 func (rsaSig) Name() string       { return "RSA" }
@@ -50,23 +48,12 @@ func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName
 	if op == OpSign && k.head.Has&KeyHasPrivate == 0 {
 		return errorf(ReasonMissingKey, "RSA signing needs a private key")
 	}
-	c.hs.reset()
-	*c = rsaSigCtx{op: uint32(op), pad: rsaPadPKCS1, saltLen: saltAuto}
+	*c = rsaSigCtx{pad: rsaPadPKCS1, saltLen: saltAuto}
 	if op == OpSign {
 		c.saltLen = saltMax
 	}
-	if mdName != "" {
-		d := digestByName(mdName)
-		if d == nil {
-			return errorf(ReasonBadParameter, "digest %q not supported with RSA", mdName)
-		}
-		c.md = d.id
-	}
-	if stream {
-		if c.md == 0 {
-			return errorf(ReasonBadParameter, "no digest for an RSA signature over a message")
-		}
-		c.stream = 1
+	if err := c.start(op, stream, mdName, "RSA"); err != nil {
+		return err
 	}
 	return rsaSig{}.SetParams(env, st, params)
 }
@@ -76,15 +63,13 @@ func (rsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	var err *Error
 	params.Each(func(name string, p *Param) bool {
 		switch name {
-		case "digest", "mgf1-digest":
-			v, ok := p.UTF8()
-			d := digestByName(v)
-			switch {
-			case !ok || d == nil:
-				err = errorf(ReasonBadParameter, "parameter %q: digest %q not supported with RSA", name, v)
-			case name == "digest":
-				c.md = d.id
-			default:
+		case "digest":
+			err = c.setDigest(p, "RSA")
+		case "mgf1-digest":
+			v, _ := p.UTF8()
+			if d := digestByName(v); d == nil {
+				err = errorf(ReasonBadParameter, "MGF1 digest %q not supported", v)
+			} else {
 				c.mgf1 = d.id
 			}
 		case "pad-mode":
@@ -157,17 +142,7 @@ func (rsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 }
 
 func (rsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {
-	c := (*rsaSigCtx)(st)
-	d := digestByID(c.md)
-	if c.stream == 0 || d == nil {
-		return errorf(ReasonWrongState, "not hashing a message")
-	}
-	h, err := c.hs.load(d)
-	if err != nil {
-		return err
-	}
-	h.Write(data)
-	return c.hs.save(h)
+	return (*rsaSigCtx)(st).update(data)
 }
 
 // encode builds the encoded message (the input of the private operation)
@@ -340,18 +315,14 @@ func (c *rsaSigCtx) sign(env *Env, k *rsaKey, sig unsafe.Pointer, sigsize int, t
 
 func (rsaSig) SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, w Waiter) (int, bool, *Error) {
 	c, k := (*rsaSigCtx)(st), (*rsaKey)(key)
-	if c.stream == 0 {
-		return 0, false, errorf(ReasonWrongState, "not hashing a message")
-	}
 	if sig == nil {
 		return int(k.nLen), false, nil
 	}
-	h, err := c.hs.load(digestByID(c.md))
+	h, err := c.messageHash()
 	if err != nil {
 		return 0, false, err
 	}
-	c.hs.reset()
-	return c.sign(env, k, sig, sigsize, h.Sum(nil), w)
+	return c.sign(env, k, sig, sigsize, h, w)
 }
 
 // Verify runs the public operation on the device and checks the encoding
@@ -399,13 +370,9 @@ func (c *rsaSigCtx) verify(env *Env, k *rsaKey, sig, tbs []byte, w Waiter) (bool
 
 func (rsaSig) VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byte, w Waiter) (bool, *Error) {
 	c, k := (*rsaSigCtx)(st), (*rsaKey)(key)
-	if c.stream == 0 {
-		return false, errorf(ReasonWrongState, "not hashing a message")
-	}
-	h, err := c.hs.load(digestByID(c.md))
+	h, err := c.messageHash()
 	if err != nil {
 		return false, err
 	}
-	c.hs.reset()
-	return c.verify(env, k, sig, h.Sum(nil), w)
+	return c.verify(env, k, sig, h, w)
 }

@@ -72,3 +72,87 @@ func AsymCipherByID(id int) AsymCipher {
 	}
 	return nil
 }
+
+// sigBase is what every signature context holds: the operation, the digest,
+// and for EVP_DigestSign/Verify the message's running hash (plain values, in
+// C memory).
+type sigBase struct {
+	op     uint32
+	md     uint32 // digest id, 0 while none is set
+	stream uint32 // a message is being hashed here
+	_      uint32
+	hs     hashState
+}
+
+// start begins an operation: op, and with stream a message hashed with the
+// digest mdName.
+func (b *sigBase) start(op int, stream bool, mdName, scheme string) *Error {
+	b.hs.reset()
+	*b = sigBase{op: uint32(op)}
+	if mdName != "" {
+		d := digestByName(mdName)
+		if d == nil {
+			return errorf(ReasonBadParameter, "digest %q not supported with %s", mdName, scheme)
+		}
+		b.md = d.id
+	}
+	if stream {
+		if b.md == 0 {
+			return errorf(ReasonBadParameter, "no digest for %s over a message", scheme)
+		}
+		b.stream = 1
+	}
+	return nil
+}
+
+// setDigest takes the "digest" parameter, which cannot change in the middle
+// of a hashed message.
+func (b *sigBase) setDigest(p *Param, scheme string) *Error {
+	v, ok := p.UTF8()
+	d := digestByName(v)
+	switch {
+	case !ok:
+		return errorf(ReasonBadParameter, "parameter \"digest\" must be a UTF-8 string")
+	case d == nil:
+		return errorf(ReasonBadParameter, "digest %q not supported with %s", v, scheme)
+	case b.stream != 0 && b.hs.n != 0 && d.id != b.md:
+		return errorf(ReasonWrongState, "the digest cannot change while a message is hashed")
+	}
+	b.md = d.id
+	return nil
+}
+
+// checkDigestLen refuses a pre-hashed input whose length is not the digest's.
+func (b *sigBase) checkDigestLen(tbs []byte) *Error {
+	if d := digestByID(b.md); d != nil && b.stream == 0 && len(tbs) != d.size {
+		return errorf(ReasonBadParameter, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
+	}
+	return nil
+}
+
+// update hashes more of the message.
+func (b *sigBase) update(data []byte) *Error {
+	d := digestByID(b.md)
+	if b.stream == 0 || d == nil {
+		return errorf(ReasonWrongState, "not hashing a message")
+	}
+	h, err := b.hs.load(d)
+	if err != nil {
+		return err
+	}
+	h.Write(data)
+	return b.hs.save(h)
+}
+
+// messageHash finishes the message's hash and resets the running state.
+func (b *sigBase) messageHash() ([]byte, *Error) {
+	if b.stream == 0 {
+		return nil, errorf(ReasonWrongState, "not hashing a message")
+	}
+	h, err := b.hs.load(digestByID(b.md))
+	if err != nil {
+		return nil, err
+	}
+	b.hs.reset()
+	return h.Sum(nil), nil
+}

@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <openssl/async.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
+#include "common.h"
 
 static OSSL_LIB_CTX *lc; /* cptprov and default */
 static int passed, failed;
@@ -243,7 +243,8 @@ static void test_negative(void)
     EVP_PKEY_free(low);
 }
 
-/* Derivations inside ASYNC jobs: each pauses while the device works. */
+/* Derivations inside ASYNC jobs (tests/common.c's runner, which also
+ * resumes jobs spuriously): each pauses while the device works. */
 struct job_arg {
     EVP_PKEY *key, *peer;
     unsigned char out[32];
@@ -252,7 +253,7 @@ struct job_arg {
 
 static int job_fn(void *varg)
 {
-    struct job_arg *a = *(struct job_arg **)varg;
+    struct job_arg *a = varg;
 
     a->ok = derive(a->key, a->peer, "provider=cptprov", a->out);
     return a->ok;
@@ -261,59 +262,27 @@ static int job_fn(void *varg)
 static void test_async(int njobs)
 {
     struct job_arg *args = calloc((size_t)njobs, sizeof(*args));
-    ASYNC_JOB **jobs = calloc((size_t)njobs, sizeof(*jobs));
-    ASYNC_WAIT_CTX **w = calloc((size_t)njobs, sizeof(*w));
-    int *done = calloc((size_t)njobs, sizeof(int)), remaining = njobs, paused = 0, ret;
+    void **argv = calloc((size_t)njobs, sizeof(*argv));
+    int *results = calloc((size_t)njobs, sizeof(int));
+    unsigned char *paused = calloc((size_t)njobs, 1);
     EVP_PKEY *peer = keygen("provider=default");
+    cpt_jobs j = { 0 };
 
-    if (!ASYNC_init_thread((size_t)njobs, (size_t)njobs)) {
-        CHECK(0, "ASYNC_init_thread");
-        return;
-    }
     for (int i = 0; i < njobs; i++) {
         args[i].key = keygen("provider=cptprov");
         args[i].peer = peer;
-        w[i] = ASYNC_WAIT_CTX_new();
+        argv[i] = &args[i];
     }
-    while (remaining > 0) {
-        for (int i = 0; i < njobs; i++) {
-            struct job_arg *ap = &args[i];
-
-            if (done[i])
-                continue;
-            switch (ASYNC_start_job(&jobs[i], w[i], &ret, job_fn, &ap, sizeof(ap))) {
-            case ASYNC_PAUSE:
-                paused++;
-                break;
-            case ASYNC_FINISH:
-                done[i] = 1;
-                remaining--;
-                break;
-            default:
-                done[i] = 1;
-                remaining--;
-                args[i].ok = 0;
-            }
-        }
-        /* Wait for any fd of a paused job (bounded). */
-        {
-            struct pollfd pfd[256];
-            int np = 0;
-
-            for (int i = 0; i < njobs && np < 256; i++) {
-                OSSL_ASYNC_FD fds[4];
-                size_t nfds = 0;
-
-                if (done[i] || !ASYNC_WAIT_CTX_get_all_fds(w[i], NULL, &nfds) || nfds == 0 || nfds > 4)
-                    continue;
-                ASYNC_WAIT_CTX_get_all_fds(w[i], fds, &nfds);
-                pfd[np].fd = fds[0];
-                pfd[np++].events = POLLIN;
-            }
-            if (np > 0)
-                poll(pfd, (nfds_t)np, 100);
-        }
-    }
+    j.fn = job_fn;
+    j.args = argv;
+    j.ntasks = (size_t)njobs;
+    j.max_inflight = (size_t)njobs;
+    j.spurious_pct = 20;
+    j.seed = 7;
+    j.timeout_s = 30;
+    j.results = results;
+    j.paused = paused;
+    CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
     for (int i = 0; i < njobs; i++) {
         unsigned char want[32];
 
@@ -321,15 +290,13 @@ static void test_async(int njobs)
                 && memcmp(want, args[i].out, 32) == 0,
             "async job %d: shared secret agrees with the default provider", i);
         EVP_PKEY_free(args[i].key);
-        ASYNC_WAIT_CTX_free(w[i]);
     }
-    CHECK(paused > 0, "derivations went asynchronous (%d pauses)", paused);
+    CHECK(j.tasks_paused > 0, "derivations went asynchronous (%zu of %d paused)", j.tasks_paused, njobs);
     EVP_PKEY_free(peer);
-    ASYNC_cleanup_thread();
     free(args);
-    free(jobs);
-    free(w);
-    free(done);
+    free(argv);
+    free(results);
+    free(paused);
 }
 
 int main(int argc, char **argv)
