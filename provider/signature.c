@@ -183,38 +183,33 @@ static int cptprov_digest_verify(void *vs, const unsigned char *sig, size_t sigl
     return cptprov_digest_update(vs, tbs, tbslen) && cptprov_digest_verify_final(vs, sig, siglen);
 }
 
-static int cptprov_sig_get_params(void *vs, OSSL_PARAM params[])
+static int sig_params(struct cptprov_sig *s, OSSL_PARAM params[], int set)
 {
-    struct cptprov_sig *s = vs;
     struct cpt_status st = { 0, "" };
     const struct cptgo_api *api;
+    int rc;
 
     if (params == NULL || params[0].key == NULL)
         return 1;
     if ((api = cptprov_go(s->prov)) == NULL)
         return 0;
-    if (api->sig_get_params(s->alg, s->state, params, &st) != CPT_OK) {
-        cptprov_raise_status(s->prov, &st, "signature_get_ctx_params");
+    rc = set ? api->sig_set_params(s->alg, s->state, params, &st)
+             : api->sig_get_params(s->alg, s->state, params, &st);
+    if (rc != CPT_OK) {
+        cptprov_raise_status(s->prov, &st, set ? "signature_set_ctx_params" : "signature_get_ctx_params");
         return 0;
     }
     return 1;
 }
 
+static int cptprov_sig_get_params(void *vs, OSSL_PARAM params[])
+{
+    return sig_params(vs, params, 0);
+}
+
 static int cptprov_sig_set_params(void *vs, const OSSL_PARAM params[])
 {
-    struct cptprov_sig *s = vs;
-    struct cpt_status st = { 0, "" };
-    const struct cptgo_api *api;
-
-    if (params == NULL || params[0].key == NULL)
-        return 1;
-    if ((api = cptprov_go(s->prov)) == NULL)
-        return 0;
-    if (api->sig_set_params(s->alg, s->state, params, &st) != CPT_OK) {
-        cptprov_raise_status(s->prov, &st, "signature_set_ctx_params");
-        return 0;
-    }
-    return 1;
+    return sig_params(vs, (OSSL_PARAM *)params, 1);
 }
 
 /* The parameter lists of OpenSSL's own ECDSA. */
