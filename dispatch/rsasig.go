@@ -376,3 +376,51 @@ func (rsaSig) VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byte,
 	}
 	return c.verify(env, k, sig, h, w)
 }
+
+// VerifyRecover returns what a signature carries: the digest (PKCS#1 v1.5
+// with a digest set), the signed data (PKCS#1 v1.5 without one) or the raw
+// block (no padding), after the public operation on the device.
+func (rsaSig) VerifyRecover(env *Env, st, key unsafe.Pointer, sig []byte, out []byte) (int, *Error) {
+	c, k := (*rsaSigCtx)(st), (*rsaKey)(key)
+	l := int(k.nLen)
+	if len(sig) != l {
+		return 0, errorf(ReasonVerifyFailed, "RSA signature of %d bytes for a %d-byte modulus", len(sig), l)
+	}
+	if out == nil {
+		return l, nil
+	}
+	buf := dmaScratch(env, l)
+	defer buf.release()
+	if _, err := rsaPublic(env, k, sig, buf.b, nil); err != nil {
+		return 0, errorf(ReasonVerifyFailed, "RSA signature out of range: %v", err.Msg)
+	}
+	em := buf.b
+	var rec []byte
+	switch c.pad {
+	case rsaPadNone:
+		rec = em
+	case rsaPadPKCS1:
+		// 00 01 FF..FF 00 payload, at least eight FF bytes.
+		i := 2
+		for i < l && em[i] == 0xff {
+			i++
+		}
+		if em[0] != 0 || em[1] != 1 || i < 10 || i >= l || em[i] != 0 {
+			return 0, errorf(ReasonVerifyFailed, "not a PKCS#1 v1.5 signature block")
+		}
+		rec = em[i+1:]
+		if d := digestByID(c.md); d != nil {
+			prefix := d.digestInfo()
+			if len(rec) != len(prefix)+d.size || !bytes.Equal(rec[:len(prefix)], prefix) {
+				return 0, errorf(ReasonVerifyFailed, "the signature does not carry a %s DigestInfo", d.names[0])
+			}
+			rec = rec[len(prefix):]
+		}
+	default:
+		return 0, errorf(ReasonBadParameter, "verify-recover needs PKCS#1 v1.5 or no padding")
+	}
+	if len(out) < len(rec) {
+		return 0, errorf(ReasonOutputTooSmall, "output buffer of %d bytes for %d", len(out), len(rec))
+	}
+	return copy(out, rec), nil
+}

@@ -20,6 +20,11 @@ type Signature interface {
 	VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byte, w Waiter) (bool, *Error)
 }
 
+// Recoverer is a Signature whose signatures carry their data (RSA).
+type Recoverer interface {
+	VerifyRecover(env *Env, st, key unsafe.Pointer, sig, out []byte) (int, *Error)
+}
+
 // Signature ids shared with the C side (cptabi.h CPT_SIG_*).
 const (
 	SigECDSA = 1

@@ -58,6 +58,8 @@ struct cptgo_api {
     int (*sig_sign)(int alg, void *state, void *key, void *scratch, void *sig, size_t *siglen,
         size_t sigsize, const void *tbs, size_t tbslen, int final, struct cpt_notifier *n,
         struct cpt_status *st);
+    int (*sig_verify_recover)(int alg, void *state, void *key, void *out, size_t *outl,
+        size_t outsize, const void *sig, size_t siglen, struct cpt_status *st);
     int (*asym_init)(int alg, void *state, void *key, int op, const void *params, struct cpt_status *st);
     int (*asym_params)(int alg, void *state, const void *params, int set, struct cpt_status *st);
     int (*asym_crypt)(int alg, void *state, void *key, void *out, size_t *outl, size_t outsize,

@@ -157,6 +157,7 @@ static int resolve(void *h)
     SYM(sig_update, "cptgo_sig_update");
     SYM(sig_sign, "cptgo_sig_sign");
     SYM(sig_verify, "cptgo_sig_verify");
+    SYM(sig_verify_recover, "cptgo_sig_verify_recover");
     SYM(asym_init, "cptgo_asym_init");
     SYM(asym_params, "cptgo_asym_params");
     SYM(asym_crypt, "cptgo_asym_crypt");

@@ -88,6 +88,28 @@ static int cptprov_verify_init(void *vs, void *key, const OSSL_PARAM params[])
     return sig_init(vs, key, CPT_OP_VERIFY, 0, NULL, params);
 }
 
+static int cptprov_verify_recover_init(void *vs, void *key, const OSSL_PARAM params[])
+{
+    return sig_init(vs, key, CPT_OP_VERIFY, 0, NULL, params);
+}
+
+static int cptprov_verify_recover(void *vs, unsigned char *rout, size_t *routlen, size_t routsize,
+    const unsigned char *sig, size_t siglen)
+{
+    struct cptprov_sig *s = vs;
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api = cptprov_go(s->prov);
+
+    if (api == NULL || s->key == NULL)
+        return 0;
+    if (api->sig_verify_recover(s->alg, s->state, s->key->state, rout, routlen, routsize, sig, siglen,
+            &st) != CPT_OK) {
+        cptprov_raise_status(s->prov, &st, "verify_recover");
+        return 0;
+    }
+    return 1;
+}
+
 static int cptprov_digest_sign_init(void *vs, const char *mdname, void *key, const OSSL_PARAM params[])
 {
     return sig_init(vs, key, CPT_OP_SIGN, 1, mdname, params);
@@ -226,7 +248,8 @@ static const OSSL_PARAM ecdsa_settable[] = {
     OSSL_PARAM_END
 };
 
-#define CPTPROV_SIGNATURE(lc, ALG, KEYTYPE, GETTABLE, SETTABLE)                           \
+/* EXTRA: further dispatch entries of the scheme (may be empty). */
+#define CPTPROV_SIGNATURE(lc, ALG, KEYTYPE, GETTABLE, SETTABLE, EXTRA)                    \
     static void *cptprov_##lc##_newctx(void *provctx, const char *propq)                 \
     {                                                                                     \
         (void)propq;                                                                      \
@@ -266,10 +289,10 @@ static const OSSL_PARAM ecdsa_settable[] = {
         { OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, (void (*)(void))cptprov_##lc##_gettable }, \
         { OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, (void (*)(void))cptprov_sig_set_params },   \
         { OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, (void (*)(void))cptprov_##lc##_settable }, \
-        { 0, NULL }                                                                       \
+        EXTRA { 0, NULL }                                                                 \
     };
 
-CPTPROV_SIGNATURE(ecdsa, CPT_SIG_ECDSA, CPT_KEY_EC, ecdsa_gettable, ecdsa_settable)
+CPTPROV_SIGNATURE(ecdsa, CPT_SIG_ECDSA, CPT_KEY_EC, ecdsa_gettable, ecdsa_settable, )
 
 /* The parameter lists of OpenSSL's own RSA signatures. */
 static const OSSL_PARAM rsa_gettable[] = {
@@ -287,7 +310,12 @@ static const OSSL_PARAM rsa_settable[] = {
     OSSL_PARAM_END
 };
 
-CPTPROV_SIGNATURE(rsa, CPT_SIG_RSA, CPT_KEY_RSA, rsa_gettable, rsa_settable)
+/* RSA signatures also carry their data: verify-recover. */
+#define RSA_RECOVER                                                                       \
+    { OSSL_FUNC_SIGNATURE_VERIFY_RECOVER_INIT, (void (*)(void))cptprov_verify_recover_init }, \
+        { OSSL_FUNC_SIGNATURE_VERIFY_RECOVER, (void (*)(void))cptprov_verify_recover },
+
+CPTPROV_SIGNATURE(rsa, CPT_SIG_RSA, CPT_KEY_RSA, rsa_gettable, rsa_settable, RSA_RECOVER)
 
 const OSSL_ALGORITHM cptprov_signatures[] = {
     { "ECDSA", CPTPROV_PROPS, cptprov_ecdsa_signature_functions, "ECDSA on the CPT" },

@@ -680,3 +680,25 @@ func asymOf(alg C.int) (dispatch.AsymCipher, *dispatch.Env, *dispatch.Error) {
 	}
 	return a, p.env, nil
 }
+
+//export cptgo_sig_verify_recover
+func cptgo_sig_verify_recover(alg C.int, state, key, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, sig unsafe.Pointer, siglen C.size_t, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	r, ok := s.(dispatch.Recoverer)
+	if !ok {
+		return result(st, &dispatch.Error{Reason: dispatch.ReasonBadParameter, Msg: s.Name() + " signatures carry no data to recover"})
+	}
+	var dst []byte
+	if out != nil {
+		dst = goBytes(out, outsize)
+		if dst == nil {
+			dst = []byte{}
+		}
+	}
+	n, e := r.VerifyRecover(env, state, key, goBytes(sig, siglen), dst)
+	return pendingResult(outl, n, false, st, e)
+}
