@@ -66,12 +66,14 @@ const (
 	KeyX25519 = 1
 	KeyEC     = 2
 	KeyRSA    = 3
+	KeyRSAPSS = 4
 )
 
 var keyTypes = [maxAlg]KeyType{
 	KeyX25519: x25519{},
 	KeyEC:     ec{},
 	KeyRSA:    rsaKT{},
+	KeyRSAPSS: rsaKT{pss: true},
 }
 
 // KeyTypeByID returns the key type for a CPT_KEY_* id, or nil.

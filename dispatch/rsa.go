@@ -6,14 +6,17 @@ import (
 	"crypto/subtle"
 	"math"
 	"math/big"
+	"strings"
 	"unsafe"
 
 	"cptprov/cptdrv"
 )
 
-// RSA keys. Generation runs on the CPU (crypto/rsa), as the issue allows;
-// every use of a key is a modular exponentiation on the device.
-type rsaKT struct{}
+// RSA keys, and RSA-PSS keys (RFC 4055: RSA keys for PSS signatures only,
+// possibly restricted to a digest, an MGF1 digest and a minimum salt).
+// Generation runs on the CPU (crypto/rsa), as the issue allows; every use
+// of a key is a modular exponentiation on the device.
+type rsaKT struct{ pss bool }
 
 const (
 	rsaMaxLen   = 1024 // 8192-bit modulus
@@ -29,6 +32,7 @@ type rsaKey struct {
 	eLen   uint32
 	pLen   uint32
 	hasCRT uint32
+	pss    pssRestriction
 	n      [rsaMaxLen]byte
 	e      [rsaMaxE]byte
 	d      [rsaMaxLen]byte
@@ -37,15 +41,93 @@ type rsaKey struct {
 	qinv   [rsaMaxPrime]byte
 }
 
+// pssRestriction is what an RSA-PSS key allows (md 0: unrestricted).
+type pssRestriction struct {
+	isPSS   uint32
+	md      uint32
+	mgf1    uint32
+	saltMin int32
+}
+
 // rsaGen is an RSA key-generation context in C memory.
 type rsaGen struct {
 	bits uint32
 	e    uint32
+	pss  pssRestriction
 }
 
-func (rsaKT) Name() string          { return "RSA" }
-func (rsaKT) StateSize() uintptr    { return unsafe.Sizeof(rsaKey{}) }
-func (rsaKT) GenStateSize() uintptr { return unsafe.Sizeof(rsaGen{}) }
+func (t rsaKT) Name() string {
+	if t.pss {
+		return "RSA-PSS"
+	}
+	return "RSA"
+}
+
+func (t rsaKT) keyType() uint32 {
+	if t.pss {
+		return KeyRSAPSS
+	}
+	return KeyRSA
+}
+
+// restriction reads an RSA-PSS key's restriction parameters.
+func (t rsaKT) restriction(params Params, r *pssRestriction) *Error {
+	if !t.pss {
+		return nil
+	}
+	r.isPSS = 1
+	var err *Error
+	restricted := false
+	params.Each(func(name string, p *Param) bool {
+		switch name {
+		case "digest", "mgf1-digest", "mgf", "saltlen":
+			restricted = true
+		}
+		switch name {
+		case "digest", "mgf1-digest":
+			v, _ := p.UTF8()
+			d := digestByName(v)
+			if d == nil {
+				err = errorf(ReasonBadParameter, "RSA-PSS %s %q not supported", name, v)
+			} else if name == "digest" {
+				r.md = d.id
+			} else {
+				r.mgf1 = d.id
+			}
+		case "mgf":
+			if v, _ := p.UTF8(); !strings.EqualFold(v, "MGF1") {
+				err = errorf(ReasonBadParameter, "RSA-PSS mask generation %q (only MGF1)", v)
+			}
+		case "saltlen":
+			v, ok := p.Uint64()
+			if !ok || v > 1<<16 {
+				err = errorf(ReasonBadParameter, "RSA-PSS saltlen must be a small integer")
+			} else {
+				r.saltMin = int32(v)
+			}
+		}
+		return err == nil
+	})
+	if err == nil && restricted {
+		// What a restricted key leaves out takes RFC 4055's defaults:
+		// SHA-1, MGF1 with SHA-1, a 20-byte salt.
+		sha1 := digestByName("SHA1").id
+		if r.md == 0 {
+			r.md = sha1
+		}
+		if r.mgf1 == 0 {
+			r.mgf1 = sha1
+		}
+		if !hasParam(params, "saltlen") {
+			r.saltMin = 20
+		}
+	}
+	return err
+}
+
+func hasParam(params Params, name string) bool { return params.Locate(name) != nil }
+func (rsaKT) StateSize() uintptr               { return unsafe.Sizeof(rsaKey{}) }
+func (rsaKT) GenStateSize() uintptr            { return unsafe.Sizeof(rsaGen{}) }
 
 func (k *rsaKey) N() []byte { return k.n[:k.nLen] }
 func (k *rsaKey) E() []byte { return k.e[:k.eLen] }
@@ -67,6 +149,12 @@ func bitLen8(b byte) int {
 }
 
 // setNum stores v (big-endian, leading zeros allowed) right-aligned in dst.
+// int32Bytes is v as the big-endian bytes an exported integer takes (the C
+// side converts to native order).
+func int32Bytes(v int32) []byte {
+	return []byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+}
+
 func setNum(dst []byte, v []byte) bool {
 	for len(v) > 0 && v[0] == 0 {
 		v = v[1:]
@@ -81,7 +169,7 @@ func setNum(dst []byte, v []byte) bool {
 
 var rsaParamNames = []string{"n", "e", "d", "rsa-factor1", "rsa-factor2", "rsa-exponent1", "rsa-exponent2", "rsa-coefficient1"}
 
-func (rsaKT) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Error {
+func (t rsaKT) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Error {
 	k := (*rsaKey)(st)
 	vals := map[string][]byte{}
 	var err *Error
@@ -113,7 +201,10 @@ func (rsaKT) Import(env *Env, st unsafe.Pointer, selection int, params Params) *
 	if len(n) > rsaMaxLen || len(n) < 64 || n[len(n)-1]&1 == 0 {
 		return errorf(ReasonInvalidKey, "RSA modulus of %d bytes (512 to 8192 bits, odd)", len(n))
 	}
-	*k = rsaKey{head: KeyHead{Type: KeyRSA}, nLen: uint32(len(n))}
+	*k = rsaKey{head: KeyHead{Type: t.keyType()}, nLen: uint32(len(n))}
+	if err := t.restriction(params, &k.pss); err != nil {
+		return err
+	}
 	copy(k.n[:], n)
 	if len(e) > rsaMaxE {
 		return errorf(ReasonInvalidKey, "RSA public exponent too long")
@@ -146,6 +237,13 @@ func (rsaKT) Import(env *Env, st unsafe.Pointer, selection int, params Params) *
 func (rsaKT) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *Error) {
 	k := (*rsaKey)(st)
 	var out []KeyParam
+	if r := k.pss; r.md != 0 {
+		out = append(out,
+			KeyParam{Name: "digest", Type: TypeUTF8, Data: []byte(digestByID(r.md).names[0])},
+			KeyParam{Name: "mgf", Type: TypeUTF8, Data: []byte("MGF1")},
+			KeyParam{Name: "mgf1-digest", Type: TypeUTF8, Data: []byte(digestByID(r.mgf1).names[0])},
+			KeyParam{Name: "saltlen", Type: TypeInteger, Data: int32Bytes(r.saltMin)})
+	}
 	if selection&SelectKeypair == 0 || k.head.Has&KeyHasPublic == 0 {
 		return nil, nil
 	}
@@ -272,8 +370,11 @@ func (rsaKT) Validate(env *Env, st unsafe.Pointer, selection int) bool {
 	return subtle.ConstantTimeCompare(back, msg) == 1
 }
 
-func (rsaKT) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
+func (t rsaKT) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
 	g := (*rsaGen)(gen)
+	if err := t.restriction(params, &g.pss); err != nil {
+		return err
+	}
 	var err *Error
 	params.Each(func(name string, p *Param) bool {
 		switch name {
@@ -301,9 +402,12 @@ func (rsaKT) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
 func (rsaKT) GenSetTemplate(gen, template unsafe.Pointer) *Error { return nil }
 
 // Generate makes a key pair on the CPU; the device has no prime search.
-func (rsaKT) Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter) (bool, *Error) {
+func (t rsaKT) Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter) (bool, *Error) {
 	g, k := (*rsaGen)(gen), (*rsaKey)(st)
-	*k = rsaKey{head: KeyHead{Type: KeyRSA}}
+	*k = rsaKey{head: KeyHead{Type: t.keyType()}, pss: g.pss}
+	if t.pss {
+		k.pss.isPSS = 1
+	}
 	if selection&SelectKeypair == 0 {
 		return false, nil
 	}

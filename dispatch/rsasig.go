@@ -52,10 +52,42 @@ func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName
 	if op == OpSign {
 		c.saltLen = saltMax
 	}
+	if r := k.pss; r.isPSS != 0 {
+		// An RSA-PSS key signs with PSS only, and within its restrictions.
+		c.pad = rsaPadPSS
+		if r.md != 0 {
+			if mdName == "" {
+				mdName = digestByID(r.md).names[0]
+			} else if d := digestByName(mdName); d == nil || d.id != r.md {
+				return errorf(ReasonBadParameter, "this RSA-PSS key only signs with %s", digestByID(r.md).names[0])
+			}
+			c.mgf1 = r.mgf1
+			c.saltLen = r.saltMin
+		}
+	}
 	if err := c.start(op, stream, mdName, "RSA"); err != nil {
 		return err
 	}
-	return rsaSig{}.SetParams(env, st, params)
+	if err := (rsaSig{}).SetParams(env, st, params); err != nil {
+		return err
+	}
+	return c.checkRestriction(k)
+}
+
+// checkRestriction refuses, for an RSA-PSS key, what the key does not allow.
+func (c *rsaSigCtx) checkRestriction(k *rsaKey) *Error {
+	r := k.pss
+	switch {
+	case r.isPSS == 0:
+		return nil
+	case c.pad != rsaPadPSS:
+		return errorf(ReasonBadParameter, "an RSA-PSS key signs with PSS padding only")
+	case r.md != 0 && c.md != r.md:
+		return errorf(ReasonBadParameter, "this RSA-PSS key only signs with %s", digestByID(r.md).names[0])
+	case r.md != 0 && c.saltLen >= 0 && c.saltLen < r.saltMin:
+		return errorf(ReasonBadParameter, "this RSA-PSS key needs a salt of at least %d bytes", r.saltMin)
+	}
+	return nil
 }
 
 func (rsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {

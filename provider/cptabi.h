@@ -50,6 +50,7 @@
 #define CPT_KEY_X25519 1
 #define CPT_KEY_EC 2
 #define CPT_KEY_RSA 3
+#define CPT_KEY_RSA_PSS 4
 
 /* The head of every key's state (dispatch.KeyHead), read by the C side. */
 struct cpt_key_head {

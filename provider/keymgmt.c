@@ -424,9 +424,40 @@ static const OSSL_PARAM rsa_gen_settable[] = {
 CPTPROV_KEYMGMT(rsa, CPT_KEY_RSA, CPT_KEY_STATE_SIZE_RSA, 1, NULL, "RSA", rsa_key_types,
     rsa_gettable, rsa_settable, rsa_gen_settable)
 
+/* RSA-PSS: RSA keys for PSS only, with optional restrictions. */
+#define PSS_RESTRICTIONS                                                      \
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_DIGEST, NULL, 0),              \
+        OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_MASKGENFUNC, NULL, 0),     \
+        OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_MGF1_DIGEST, NULL, 0),     \
+        OSSL_PARAM_int(OSSL_PKEY_PARAM_RSA_PSS_SALTLEN, NULL)
+static const OSSL_PARAM rsapss_key_types[] = {
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_D, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_FACTOR1, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_FACTOR2, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_EXPONENT1, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_EXPONENT2, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_COEFFICIENT1, NULL, 0),
+    PSS_RESTRICTIONS,
+    OSSL_PARAM_END
+};
+static const OSSL_PARAM rsapss_gen_settable[] = {
+    OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_BITS, NULL),
+    OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_PRIMES, NULL),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
+    PSS_RESTRICTIONS,
+    OSSL_PARAM_END
+};
+
+CPTPROV_KEYMGMT(rsapss, CPT_KEY_RSA_PSS, CPT_KEY_STATE_SIZE_RSA, 1, NULL, "RSA", rsapss_key_types,
+    rsa_gettable, rsa_settable, rsapss_gen_settable)
+
 const OSSL_ALGORITHM cptprov_keymgmts[] = {
     { "RSA:rsaEncryption:1.2.840.113549.1.1.1", CPTPROV_PROPS, cptprov_rsa_keymgmt_functions,
         "RSA keys on the CPT" },
+    { "RSA-PSS:RSASSA-PSS:1.2.840.113549.1.1.10", CPTPROV_PROPS, cptprov_rsapss_keymgmt_functions,
+        "RSA-PSS keys on the CPT" },
     { "X25519:1.3.101.110", CPTPROV_PROPS, cptprov_x25519_keymgmt_functions,
         "X25519 keys on the CPT" },
     { "EC:id-ecPublicKey:1.2.840.10045.2.1", CPTPROV_PROPS, cptprov_ec_keymgmt_functions,

@@ -12,20 +12,20 @@
 struct cptprov_sig {
     struct cptprov_ctx *prov;
     int alg; /* CPT_SIG_* */
-    int keytype; /* CPT_KEY_* the scheme signs with */
+    unsigned int keytypes; /* bit (1 << CPT_KEY_*) for each key type the scheme signs with */
     struct cptprov_key *key;
     unsigned char state[CPT_SIG_STATE_SIZE] __attribute__((aligned(16)));
     unsigned char scratch[CPT_SIG_SCRATCH_SIZE] __attribute__((aligned(16)));
 };
 
-static void *sig_new(void *provctx, int alg, int keytype)
+static void *sig_new(void *provctx, int alg, unsigned int keytypes)
 {
     struct cptprov_sig *s = OPENSSL_zalloc(sizeof(*s));
 
     if (s != NULL) {
         s->prov = provctx;
         s->alg = alg;
-        s->keytype = keytype;
+        s->keytypes = keytypes;
     }
     return s;
 }
@@ -57,7 +57,7 @@ static int sig_init(struct cptprov_sig *s, void *vkey, int op, int stream, const
     const struct cptgo_api *api;
 
     if (k != NULL) {
-        if (cptprov_key_type_id(k) != s->keytype) {
+        if ((s->keytypes & (1u << cptprov_key_type_id(k))) == 0) {
             CPT_RAISE(s->prov, CPT_R_INVALID_KEY, "the key is not of this signature's type");
             return 0;
         }
@@ -292,7 +292,7 @@ static const OSSL_PARAM ecdsa_settable[] = {
         EXTRA { 0, NULL }                                                                 \
     };
 
-CPTPROV_SIGNATURE(ecdsa, CPT_SIG_ECDSA, CPT_KEY_EC, ecdsa_gettable, ecdsa_settable, )
+CPTPROV_SIGNATURE(ecdsa, CPT_SIG_ECDSA, 1u << CPT_KEY_EC, ecdsa_gettable, ecdsa_settable, )
 
 /* The parameter lists of OpenSSL's own RSA signatures. */
 static const OSSL_PARAM rsa_gettable[] = {
@@ -315,7 +315,8 @@ static const OSSL_PARAM rsa_settable[] = {
     { OSSL_FUNC_SIGNATURE_VERIFY_RECOVER_INIT, (void (*)(void))cptprov_verify_recover_init }, \
         { OSSL_FUNC_SIGNATURE_VERIFY_RECOVER, (void (*)(void))cptprov_verify_recover },
 
-CPTPROV_SIGNATURE(rsa, CPT_SIG_RSA, CPT_KEY_RSA, rsa_gettable, rsa_settable, RSA_RECOVER)
+CPTPROV_SIGNATURE(rsa, CPT_SIG_RSA, (1u << CPT_KEY_RSA) | (1u << CPT_KEY_RSA_PSS), rsa_gettable,
+    rsa_settable, RSA_RECOVER)
 
 const OSSL_ALGORITHM cptprov_signatures[] = {
     { "ECDSA", CPTPROV_PROPS, cptprov_ecdsa_signature_functions, "ECDSA on the CPT" },

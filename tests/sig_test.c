@@ -449,6 +449,51 @@ static void test_rsa_encryption(void)
     EVP_PKEY_free(k);
 }
 
+/* RSA-PSS keys, unrestricted and restricted to SHA-256 with a 32-byte salt. */
+static EVP_PKEY *pss_keygen(const char *propq, int restricted)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, "RSA-PSS", propq);
+    EVP_PKEY *k = NULL;
+
+    if (c == NULL || EVP_PKEY_keygen_init(c) <= 0 || EVP_PKEY_CTX_set_rsa_keygen_bits(c, 2048) <= 0
+        || (restricted && (EVP_PKEY_CTX_set_rsa_pss_keygen_md_name(c, "SHA256", NULL) <= 0
+                              || EVP_PKEY_CTX_set_rsa_pss_keygen_saltlen(c, 32) <= 0))
+        || EVP_PKEY_keygen(c, &k) <= 0)
+        k = NULL;
+    EVP_PKEY_CTX_free(c);
+    return k;
+}
+
+static void test_rsa_pss_keys(void)
+{
+    unsigned char msg[100], sig[256];
+
+    RAND_bytes(msg, sizeof(msg));
+    for (int restricted = 0; restricted < 2; restricted++) {
+        for (int gen = 0; gen < 2; gen++) {
+            EVP_PKEY *k = pss_keygen(gen ? "provider=cptprov" : "provider=default", restricted);
+            size_t siglen = sizeof(sig);
+
+            CHECK(k != NULL, "RSA-PSS key (restricted %d, by %s)", restricted, gen ? "cptprov" : "default");
+            if (k == NULL)
+                continue;
+            CHECK(sign_msg(k, "SHA256", "provider=cptprov", msg, sizeof(msg), 0, sig, &siglen)
+                    && verify_msg(k, "SHA256", "provider=default", msg, sizeof(msg), 0, sig, siglen),
+                "RSA-PSS key (restricted %d): cptprov signs, default verifies", restricted);
+            siglen = sizeof(sig);
+            CHECK(sign_msg(k, "SHA256", "provider=default", msg, sizeof(msg), 0, sig, &siglen)
+                    && verify_msg(k, "SHA256", "provider=cptprov", msg, sizeof(msg), 0, sig, siglen),
+                "RSA-PSS key (restricted %d): default signs, cptprov verifies", restricted);
+            if (restricted) {
+                siglen = sizeof(sig);
+                CHECK(!sign_msg(k, "SHA384", "provider=cptprov", msg, sizeof(msg), 0, sig, &siglen),
+                    "a key restricted to SHA-256 refuses SHA-384");
+            }
+            EVP_PKEY_free(k);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *path = "build";
@@ -471,6 +516,7 @@ int main(int argc, char **argv)
     test_der();
     test_rsa();
     test_rsa_encryption();
+    test_rsa_pss_keys();
     test_async(32);
     OSSL_LIB_CTX_free(lc);
     printf("%d passed, %d failed\n", passed, failed);

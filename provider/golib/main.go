@@ -53,6 +53,7 @@ var _ = [1]struct{}{}[C.CPT_R_VERIFY_FAILED-C.int(dispatch.ReasonVerifyFailed)]
 var _ = [1]struct{}{}[C.CPT_SIG_ECDSA-C.int(dispatch.SigECDSA)]
 var _ = [1]struct{}{}[C.CPT_SIG_RSA-C.int(dispatch.SigRSA)]
 var _ = [1]struct{}{}[C.CPT_KEY_RSA-C.int(dispatch.KeyRSA)]
+var _ = [1]struct{}{}[C.CPT_KEY_RSA_PSS-C.int(dispatch.KeyRSAPSS)]
 var _ = [1]struct{}{}[C.CPT_ASYM_RSA-C.int(dispatch.AsymRSA)]
 var _ = [1]struct{}{}[C.CPT_OP_DECRYPT-C.int(dispatch.OpDecrypt)]
 var _ = [1]struct{}{}[C.CPT_OP_VERIFY-C.int(dispatch.OpVerify)]
@@ -133,7 +134,7 @@ func cptgo_start(cfg *C.struct_cpt_config, st *C.struct_cpt_status) (rc C.int) {
 	if proc != nil {
 		return C.CPT_OK
 	}
-	keySizes := map[int]uintptr{dispatch.KeyX25519: C.CPT_KEY_STATE_SIZE, dispatch.KeyEC: C.CPT_KEY_STATE_SIZE, dispatch.KeyRSA: C.CPT_KEY_STATE_SIZE_RSA}
+	keySizes := map[int]uintptr{dispatch.KeyX25519: C.CPT_KEY_STATE_SIZE, dispatch.KeyEC: C.CPT_KEY_STATE_SIZE, dispatch.KeyRSA: C.CPT_KEY_STATE_SIZE_RSA, dispatch.KeyRSAPSS: C.CPT_KEY_STATE_SIZE_RSA}
 	keysFit := true
 	for id, size := range keySizes {
 		kt := dispatch.KeyTypeByID(id)
@@ -434,7 +435,7 @@ func cptgo_key_export(kt C.int, state unsafe.Pointer, selection C.int, cb, cbarg
 	for i, p := range params {
 		data := buf[off : off+len(p.Data)]
 		copy(data, p.Data)
-		if p.Type == dispatch.TypeUnsigned {
+		if p.Type == dispatch.TypeUnsigned || p.Type == dispatch.TypeInteger {
 			// Big-endian from Go, native (little-endian) order for OpenSSL.
 			for a, b := 0, len(data)-1; a < b; a, b = a+1, b-1 {
 				data[a], data[b] = data[b], data[a]
