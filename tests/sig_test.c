@@ -17,6 +17,7 @@
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 #include <openssl/rand.h>
+#include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include "common.h"
 
@@ -494,14 +495,55 @@ static void test_rsa_pss_keys(void)
     }
 }
 
+/* Large keys, from test data (generating them takes too long for a test). */
+static void test_rsa_large(const char *dir)
+{
+    static const char *files[] = { "rsa4096-test-key.pem", "rsa8192-test-key.pem" };
+    unsigned char msg[64], sig[1024], ct[1024], back[1024];
+
+    RAND_bytes(msg, sizeof(msg));
+    for (size_t i = 0; i < NELEM(files); i++) {
+        char path[512];
+        BIO *b;
+        EVP_PKEY *k = NULL;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+        if ((b = BIO_new_file(path, "r")) != NULL)
+            k = PEM_read_bio_PrivateKey_ex(b, NULL, NULL, NULL, lc, NULL);
+        BIO_free(b);
+        CHECK(k != NULL, "read %s", path);
+        if (k == NULL)
+            continue;
+        for (int pad = RSA_PKCS1_PADDING; pad <= RSA_PKCS1_PSS_PADDING; pad += RSA_PKCS1_PSS_PADDING - 1) {
+            size_t siglen = sizeof(sig);
+
+            CHECK(rsa_sign_msg(k, "SHA512", pad, "provider=cptprov", msg, sizeof(msg), sig, &siglen)
+                    && rsa_verify_msg(k, "SHA512", pad, "provider=default", msg, sizeof(msg), sig, siglen)
+                    && rsa_verify_msg(k, "SHA512", pad, "provider=cptprov", msg, sizeof(msg), sig, siglen),
+                "RSA-%d pad %d: cptprov signs, both verify", EVP_PKEY_get_bits(k), pad);
+        }
+        {
+            size_t ctlen = sizeof(ct), backlen = sizeof(back);
+
+            CHECK(rsa_crypt(k, "provider=default", 0, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL, 0, msg, sizeof(msg), ct, &ctlen)
+                    && rsa_crypt(k, "provider=cptprov", 1, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL, 0, ct, ctlen, back, &backlen)
+                    && backlen == sizeof(msg) && memcmp(back, msg, sizeof(msg)) == 0,
+                "RSA-%d: OAEP decryption by cptprov", EVP_PKEY_get_bits(k));
+        }
+        EVP_PKEY_free(k);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    const char *path = "build";
+    const char *path = "build", *vectors = "tests/vectors";
     int iters = 14;
 
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--provider-path") == 0)
             path = argv[i + 1];
+        else if (strcmp(argv[i], "--vectors") == 0)
+            vectors = argv[i + 1];
         else if (strcmp(argv[i], "--iters") == 0)
             iters = atoi(argv[i + 1]);
     }
@@ -517,6 +559,7 @@ int main(int argc, char **argv)
     test_rsa();
     test_rsa_encryption();
     test_rsa_pss_keys();
+    test_rsa_large(vectors);
     test_async(32);
     OSSL_LIB_CTX_free(lc);
     printf("%d passed, %d failed\n", passed, failed);
