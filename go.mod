@@ -8,3 +8,5 @@ require (
 	github.com/mattn/go-pointer v0.0.1
 	golang.org/x/sys v0.50.0
 )
+
+require filippo.io/edwards25519 v1.2.0

@@ -1,25 +1,70 @@
 package asym
 
-import "crypto/ecdh"
+import (
+	"crypto/ecdh"
+	"crypto/subtle"
+
+	"filippo.io/edwards25519/field"
+)
 
 // X25519 returns the RFC 7748 function X25519(k, u): k is the 32-byte
 // scalar (clamped as the RFC says), u the 32-byte little-endian
 // u-coordinate (its top bit is ignored, non-canonical values are reduced).
-// An all-zero result (u of small order) yields ErrInput. Constant time in k.
+// An all-zero result (u of small order) yields ErrInput. Constant time in k:
+// the Montgomery ladder of RFC 7748 section 5 with constant-time swaps, on
+// filippo.io/edwards25519's field arithmetic (crypto/ecdh would compute the
+// public key of k as well, doubling the cost).
 func X25519(k, u []byte) ([]byte, error) {
 	if len(k) != 32 || len(u) != 32 {
 		return nil, ErrInput
 	}
-	priv, err := ecdh.X25519().NewPrivateKey(k)
-	if err != nil {
+	var e [32]byte
+	copy(e[:], k)
+	e[0] &= 248
+	e[31] &= 127
+	e[31] |= 64
+
+	var x1, x2, z2, x3, z3, tmp0, tmp1 field.Element
+	if _, err := x1.SetBytes(u); err != nil { // ignores the top bit
 		return nil, ErrInput
 	}
-	pub, err := ecdh.X25519().NewPublicKey(u)
-	if err != nil {
-		return nil, ErrInput
+	x2.One()
+	x3.Set(&x1)
+	z3.One()
+	swap := 0
+	for pos := 254; pos >= 0; pos-- {
+		b := int(e[pos/8]>>uint(pos&7)) & 1
+		swap ^= b
+		x2.Swap(&x3, swap)
+		z2.Swap(&z3, swap)
+		swap = b
+
+		tmp0.Subtract(&x3, &z3)
+		tmp1.Subtract(&x2, &z2)
+		x2.Add(&x2, &z2)
+		z2.Add(&x3, &z3)
+		z3.Multiply(&tmp0, &x2)
+		z2.Multiply(&z2, &tmp1)
+		tmp0.Square(&tmp1)
+		tmp1.Square(&x2)
+		x3.Add(&z3, &z2)
+		z2.Subtract(&z3, &z2)
+		x2.Multiply(&tmp1, &tmp0)
+		tmp1.Subtract(&tmp1, &tmp0)
+		z2.Square(&z2)
+		z3.Mult32(&tmp1, 121666)
+		x3.Square(&x3)
+		tmp0.Add(&tmp0, &z3)
+		z3.Multiply(&x1, &z2)
+		z2.Multiply(&tmp1, &tmp0)
 	}
-	out, err := priv.ECDH(pub)
-	if err != nil {
+	x2.Swap(&x3, swap)
+	z2.Swap(&z3, swap)
+	z2.Invert(&z2)
+	x2.Multiply(&x2, &z2)
+	out := x2.Bytes()
+	var zero [32]byte
+	if subtle.ConstantTimeCompare(out, zero[:]) == 1 {
 		return nil, ErrInput
 	}
 	return out, nil
