@@ -56,20 +56,45 @@ func ecGroupParam(p *Param) (*curve, *Error) {
 	return c, nil
 }
 
-// setPub takes an encoded point, uncompressed only (TLS sends nothing
-// else), after the device has checked it is on the curve.
+// setPub takes an encoded point, uncompressed or compressed, once the
+// device has checked it is on the curve (and decompressed it).
 func (k *ecKey) setPub(env *Env, v []byte) *Error {
 	c := k.c()
-	if len(v) != 1+2*c.byteLen || v[0] != 4 {
-		return errorf(ReasonInvalidKey, "EC public key must be an uncompressed point of %d bytes on %s", 1+2*c.byteLen, c.name)
-	}
-	copy(k.pub[:], v)
-	if err := ecCheckPoint(env, k); err != nil {
-		clear(k.pub[:])
-		return err
+	switch {
+	case len(v) == 1+2*c.byteLen && v[0] == 4:
+		copy(k.pub[:], v)
+		if err := ecCheckPoint(env, k); err != nil {
+			clear(k.pub[:])
+			return err
+		}
+	case len(v) == 1+c.byteLen && (v[0] == 2 || v[0] == 3):
+		if err := ecDecompress(env, k, v); err != nil {
+			return err
+		}
+	default:
+		return errorf(ReasonInvalidKey, "EC public key must be a point of %d (uncompressed) or %d (compressed) bytes on %s",
+			1+2*c.byteLen, 1+c.byteLen, c.name)
 	}
 	k.head.Has |= KeyHasPublic
 	return nil
+}
+
+// ecDecompress has the device check a compressed point and write it into
+// k.pub uncompressed.
+func ecDecompress(env *Env, k *ecKey, v []byte) *Error {
+	c := k.c()
+	mem := env.getScratch()
+	defer env.putScratch(mem)
+	ops := mem[:len(v)]
+	copy(ops, v)
+	inst := cptdrv.Instruction{
+		Op:     cptdrv.Op(cptdrv.MajorECC, cptdrv.MinorECCCheck),
+		Param1: c.dev,
+		DPtr:   cptdrv.Addr(ops), DLen: uint32(len(ops)),
+		RPtr: uintptr(unsafe.Pointer(&k.pub[0])), RLen: uint32(1 + 2*c.byteLen),
+	}
+	_, _, err := run(env.AE, env.algCounters(algEC, "EC"), &inst, nil, finishFunc(func(cptdrv.Result) (int, *Error) { return 0, nil }))
+	return err
 }
 
 func (ec) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Error {
@@ -190,6 +215,10 @@ func (ec) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 		case "group":
 			if !p.SetUTF8(c.name) {
 				err = errorf(ReasonBadParameter, "parameter \"group\": buffer too small")
+			}
+		case "point-format":
+			if !p.SetUTF8("uncompressed") {
+				err = errorf(ReasonBadParameter, "parameter %q: buffer too small", name)
 			}
 		case "default-digest":
 			if !p.SetUTF8("SHA256") {

@@ -101,3 +101,34 @@ func TestECImportErrors(t *testing.T) {
 		t.Fatalf("private key = order: %v", err)
 	}
 }
+
+// A compressed public key is checked and decompressed by the device.
+func TestECCompressedPoint(t *testing.T) {
+	env := testEnv(t)
+	kt := KeyTypeByID(KeyEC)
+	priv, _ := ecdh.P384().GenerateKey(nil)
+	pub := priv.PublicKey().Bytes() // 04 || X || Y
+	comp := dma(t, 49)
+	comp[0] = 2 | pub[96]&1
+	copy(comp[1:], pub[1:49])
+	g := dma(t, 5)
+	copy(g, "P-384")
+	key := dma(t, int(kt.StateSize()))
+	var l paramList
+	l.add("group", TypeUTF8, ptr(g), 5)
+	l.add("pub", TypeOctet, ptr(comp), 49)
+	if err := kt.Import(env, ptr(key), SelectPublic|SelectDomain, l.params()); err != nil {
+		t.Fatal(err)
+	}
+	if k := (*ecKey)(ptr(key)); !bytes.Equal(k.pubBytes(), pub) {
+		t.Fatal("decompressed point differs")
+	}
+	// x = 2^384-1 is not below the field prime: no point.
+	for i := 1; i < 49; i++ {
+		comp[i] = 0xff
+	}
+	key2 := dma(t, int(kt.StateSize()))
+	if err := kt.Import(env, ptr(key2), SelectPublic|SelectDomain, l.params()); err == nil || err.Reason != ReasonInvalidKey {
+		t.Fatalf("compressed point with x >= p: %v", err)
+	}
+}

@@ -135,8 +135,20 @@ func (d *Device) ecc(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 			return aeResult(out, res, err, false)
 		}
 	case cptdrv.MinorECCCheck:
-		if f, ok := operands(inst, 1+2*b); ok {
+		if f, ok := operands(inst, 1+2*b); ok && inst.RLen == 0 {
 			return aeResult(nil, nil, c.ValidatePoint(f[0]), false)
+		}
+		// Decompress (and so check) a point: 1·P in uncompressed form.
+		f, ok1 := operands(inst, 1+b)
+		if !ok1 {
+			f, ok1 = operands(inst, 1+2*b)
+		}
+		out, ok2 := output(inst, 1+2*b)
+		if ok1 && ok2 {
+			one := make([]byte, b)
+			one[b-1] = 1
+			res, err := asym.ScalarMult(c, one, f[0])
+			return aeResult(out, res, err, false)
 		}
 	}
 	return cptdrv.CompBadInst, 0, 0
