@@ -301,6 +301,7 @@ static void test_async(int njobs)
 
 int main(int argc, char **argv)
 {
+    OSSL_PROVIDER *pcpt = NULL, *pdef = NULL;
     const char *path = "build";
     int iters = 40;
 
@@ -312,7 +313,7 @@ int main(int argc, char **argv)
     }
     lc = OSSL_LIB_CTX_new();
     OSSL_PROVIDER_set_default_search_path(lc, path);
-    if (OSSL_PROVIDER_load(lc, "cptprov") == NULL || OSSL_PROVIDER_load(lc, "default") == NULL) {
+    if ((pcpt = OSSL_PROVIDER_load(lc, "cptprov")) == NULL || (pdef = OSSL_PROVIDER_load(lc, "default")) == NULL) {
         printf("cannot load the providers\n");
         return 1;
     }
@@ -321,6 +322,8 @@ int main(int argc, char **argv)
     test_negative();
     test_ec_off_curve();
     test_async(32);
+    OSSL_PROVIDER_unload(pcpt);
+    OSSL_PROVIDER_unload(pdef);
     OSSL_LIB_CTX_free(lc);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

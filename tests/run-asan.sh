@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The C side under AddressSanitizer (with leak detection): cptprov.so and the
-# gcm_test harness rebuilt with -fsanitize=address into build/asan/, next to
-# the same libcptgo.so, then a differential run including the ASYNC jobs.
+# gcm, kex and sig harnesses rebuilt with -fsanitize=address into
+# build/asan/, next to the same libcptgo.so, then differential runs
+# including the ASYNC jobs. Ends with the summed "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build/asan
@@ -9,7 +10,20 @@ mkdir -p "$out"
 cp build/libcptgo.so "$out/"
 flags=(-std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=address -fno-omit-frame-pointer -Wall -Wextra -Werror)
 gcc "${flags[@]}" -fPIC -fvisibility=hidden -shared -o "$out/cptprov.so" provider/*.c -lcrypto -ldl -lpthread
-gcc "${flags[@]}" -o "$out/gcm_test" tests/gcm_test.c tests/common.c -lcrypto -lpthread
+for t in gcm_test kex_test sig_test; do
+	gcc "${flags[@]}" -o "$out/$t" "tests/$t.c" tests/common.c -lcrypto -lpthread
+done
 # Go installs its own signal handlers; ASan must leave SIGSEGV to them.
 export ASAN_OPTIONS=detect_leaks=1:handle_segv=0:allow_user_segv_handler=1:abort_on_error=0
-exec "$out/gcm_test" --provider cptprov --provider-path "$PWD/$out" --no-stats --iters 200 --expect-async
+rc=0
+"$out/gcm_test" --provider cptprov --provider-path "$PWD/$out" --no-stats --iters 200 --expect-async >"$out/gcm.log" 2>&1 || rc=1
+"$out/kex_test" --provider-path "$PWD/$out" --iters 5 >"$out/kex.log" 2>&1 || rc=1
+"$out/sig_test" --provider-path "$PWD/$out" --iters 3 >"$out/sig.log" 2>&1 || rc=1
+for l in gcm kex sig; do
+	{ grep -E "ERROR: (Address|Leak)Sanitizer|FAIL" "$out/$l.log" || true; } | head -5
+	tail -1 "$out/$l.log"
+done | tee "$out/summary.log"
+if grep -qE "ERROR: (Address|Leak)Sanitizer" "$out"/*.log; then rc=1; fi
+sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' "$out/summary.log" |
+	awk -v rc=$rc '{p+=$1; f+=$2} END {print p+0 " passed, " f+(rc && !f) " failed"}'
+exit $rc

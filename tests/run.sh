@@ -57,7 +57,7 @@ for g in "${groups[@]}"; do
 		run lazy_test build/lazy_test --provider-path build
 		run kex_test build/kex_test --provider-path build
 		run sig_test build/sig_test --provider-path build
-		run gcm_test-asan tests/run-asan.sh
+		run asan tests/run-asan.sh
 		;;
 	integration)
 		run tls tests/tls_test.sh

@@ -536,6 +536,7 @@ static void test_rsa_large(const char *dir)
 
 int main(int argc, char **argv)
 {
+    OSSL_PROVIDER *pcpt = NULL, *pdef = NULL;
     const char *path = "build", *vectors = "tests/vectors";
     int iters = 14;
 
@@ -550,7 +551,7 @@ int main(int argc, char **argv)
     srand(12345);
     lc = OSSL_LIB_CTX_new();
     OSSL_PROVIDER_set_default_search_path(lc, path);
-    if (OSSL_PROVIDER_load(lc, "cptprov") == NULL || OSSL_PROVIDER_load(lc, "default") == NULL) {
+    if ((pcpt = OSSL_PROVIDER_load(lc, "cptprov")) == NULL || (pdef = OSSL_PROVIDER_load(lc, "default")) == NULL) {
         printf("cannot load the providers\n");
         return 1;
     }
@@ -561,6 +562,8 @@ int main(int argc, char **argv)
     test_rsa_pss_keys();
     test_rsa_large(vectors);
     test_async(32);
+    OSSL_PROVIDER_unload(pcpt);
+    OSSL_PROVIDER_unload(pdef);
     OSSL_LIB_CTX_free(lc);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

@@ -7,12 +7,35 @@ package main
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/.. -O2 -Wall
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/core.h>
 #include "cptabi.h"
 
 static inline void cpt_notify(struct cpt_notifier *n) { cpt_notifier_complete(n); }
+
+// Parameter names exported keys use, in static storage: OSSL_PARAM_dup
+// (EVP_PKEY_todata) keeps pointers to the names of the arrays it copies.
+static char cpt_names[64][32];
+static int cpt_nnames;
+static pthread_mutex_t cpt_names_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static inline const char *cpt_intern(const char *name)
+{
+    const char *r = NULL;
+
+    pthread_mutex_lock(&cpt_names_mu);
+    for (int i = 0; i < cpt_nnames && r == NULL; i++)
+        if (strcmp(cpt_names[i], name) == 0)
+            r = cpt_names[i];
+    if (r == NULL && cpt_nnames < 64 && strlen(name) < sizeof(cpt_names[0])) {
+        strcpy(cpt_names[cpt_nnames], name);
+        r = cpt_names[cpt_nnames++];
+    }
+    pthread_mutex_unlock(&cpt_names_mu);
+    return r;
+}
 
 static inline int cpt_call_export_cb(void *cb, OSSL_PARAM *params, void *arg)
 {
@@ -383,23 +406,15 @@ func cptgo_key_import(kt C.int, state unsafe.Pointer, selection C.int, params un
 	return result(st, k.Import(env, state, int(selection), dispatch.ParamsAt(params)))
 }
 
-// paramNames holds parameter names as C strings that live as long as the
-// process: OSSL_PARAM_dup, which EVP_PKEY_todata uses on exported arrays,
-// copies the values but keeps pointers to the names.
-var (
-	paramNamesMu sync.Mutex
-	paramNames   = map[string]*C.char{}
-)
-
+// paramName returns name in static C storage (see cpt_intern).
 func paramName(name string) *C.char {
-	paramNamesMu.Lock()
-	defer paramNamesMu.Unlock()
-	p, ok := paramNames[name]
-	if !ok {
-		p = C.CString(name)
-		paramNames[name] = p
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	p := C.cpt_intern(cs)
+	if p == nil {
+		panic("too many exported parameter names")
 	}
-	return p
+	return (*C.char)(unsafe.Pointer(p))
 }
 
 // cptgo_key_export hands the key's parameters to OpenSSL's callback, in an
