@@ -114,3 +114,62 @@ func TestRSASignaturesAgainstCryptoRSA(t *testing.T) {
 		}
 	}
 }
+
+// TestRSASignatureParamRules checks the combinations refused as OpenSSL's
+// default provider refuses them, that a refused SetParams leaves the context
+// as it was, and that PSS without a digest means SHA-1.
+func TestRSASignatureParamRules(t *testing.T) {
+	env := testEnv(t)
+	sg := SignatureByID(SigRSA)
+	key, _ := rsa.GenerateKey(rand.Reader, 1024)
+	st := importRSA(t, env, key)
+	ctx := dma(t, int(sg.StateSize()))
+	set := func(kv ...string) *Error {
+		var l paramList
+		for i := 0; i < len(kv); i += 2 {
+			b := dma(t, len(kv[i+1]))
+			copy(b, kv[i+1])
+			l.add(kv[i], TypeUTF8, ptr(b), uintptr(len(b)))
+		}
+		return sg.SetParams(env, ptr(ctx), l.params())
+	}
+	c := (*rsaSigCtx)(ptr(ctx))
+	for _, tc := range []struct {
+		name string
+		kv   [][]string // successive SetParams calls; only the last may fail
+		ok   bool
+	}{
+		{"digest then none", [][]string{{"digest", "SHA256"}, {"pad-mode", "none"}}, false},
+		{"none then digest", [][]string{{"pad-mode", "none"}, {"digest", "SHA256"}}, false},
+		{"mgf1 with pkcs1", [][]string{{"mgf1-digest", "SHA256"}}, false},
+		{"saltlen with pkcs1", [][]string{{"saltlen", "20"}}, false},
+		{"saltlen before pss in one call", [][]string{{"saltlen", "20", "pad-mode", "pss"}}, true},
+		{"pss then mgf1 and saltlen", [][]string{{"pad-mode", "pss"}, {"mgf1-digest", "SHA256", "saltlen", "auto"}}, true},
+		{"none alone", [][]string{{"pad-mode", "none"}}, true},
+	} {
+		if err := sg.Init(env, ptr(ctx), ptr(st), OpVerify, false, "", Params{}); err != nil {
+			t.Fatal(err)
+		}
+		var err *Error
+		for i, kv := range tc.kv {
+			before := *c
+			if err = set(kv...); err != nil {
+				if i != len(tc.kv)-1 {
+					t.Fatalf("%s: call %d refused: %v", tc.name, i, err)
+				}
+				if *c != before {
+					t.Errorf("%s: a refused SetParams changed the context", tc.name)
+				}
+			}
+		}
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: got %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+	if err := sg.Init(env, ptr(ctx), ptr(st), OpVerify, false, "", Params{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := set("pad-mode", "pss"); err != nil || digestByID(c.md).names[0] != "SHA1" {
+		t.Errorf("PSS without a digest: %v, digest %v", err, digestByID(c.md))
+	}
+}

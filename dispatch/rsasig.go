@@ -35,6 +35,7 @@ type rsaSigCtx struct {
 	pad     uint32
 	saltLen int32
 	_       uint32
+	key     pssRestriction // the key's, so that parameters set later keep to it
 }
 
 func (rsaSig) Name() string       { return "RSA" }
@@ -48,7 +49,7 @@ func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName
 	if op == OpSign && k.head.Has&KeyHasPrivate == 0 {
 		return errorf(ReasonMissingKey, "RSA signing needs a private key")
 	}
-	*c = rsaSigCtx{pad: rsaPadPKCS1, saltLen: saltAuto}
+	*c = rsaSigCtx{pad: rsaPadPKCS1, saltLen: saltAuto, key: k.pss}
 	if op == OpSign {
 		c.saltLen = saltMax
 	}
@@ -63,46 +64,40 @@ func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName
 			}
 			c.mgf1 = r.mgf1
 			c.saltLen = r.saltMin
+			// A key whose minimum salt cannot fit its modulus is unusable.
+			maxSalt := int(k.nLen) - digestByID(r.md).size
+			if k.bits()&7 == 1 {
+				maxSalt--
+			}
+			if r.saltMin < 0 || int(r.saltMin) > maxSalt {
+				return errorf(ReasonBadParameter, "this RSA-PSS key's minimum salt of %d bytes exceeds the %d its modulus allows", r.saltMin, maxSalt)
+			}
 		}
 	}
 	if err := c.start(op, stream, mdName, "RSA"); err != nil {
 		return err
 	}
-	if err := (rsaSig{}).SetParams(env, st, params); err != nil {
-		return err
-	}
-	return c.checkRestriction(k)
+	return (rsaSig{}).SetParams(env, st, params)
 }
 
-// checkRestriction refuses, for an RSA-PSS key, what the key does not allow.
-func (c *rsaSigCtx) checkRestriction(k *rsaKey) *Error {
-	r := k.pss
-	switch {
-	case r.isPSS == 0:
-		return nil
-	case c.pad != rsaPadPSS:
-		return errorf(ReasonBadParameter, "an RSA-PSS key signs with PSS padding only")
-	case r.md != 0 && c.md != r.md:
-		return errorf(ReasonBadParameter, "this RSA-PSS key only signs with %s", digestByID(r.md).names[0])
-	case r.md != 0 && c.saltLen >= 0 && c.saltLen < r.saltMin:
-		return errorf(ReasonBadParameter, "this RSA-PSS key needs a salt of at least %d bytes", r.saltMin)
-	}
-	return nil
-}
-
+// SetParams applies the parameters to a copy of the context and keeps the
+// copy only if the combination is one the default provider accepts too, so
+// a refused parameter changes nothing.
 func (rsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*rsaSigCtx)(st)
+	n := *c
 	var err *Error
+	saltSet, mgf1Set := false, false
 	params.Each(func(name string, p *Param) bool {
 		switch name {
 		case "digest":
-			err = c.setDigest(p, "RSA")
+			err = n.setDigest(p, "RSA")
 		case "mgf1-digest":
 			v, _ := p.UTF8()
 			if d := digestByName(v); d == nil {
 				err = errorf(ReasonBadParameter, "MGF1 digest %q not supported", v)
 			} else {
-				c.mgf1 = d.id
+				n.mgf1, mgf1Set = d.id, true
 			}
 		case "pad-mode":
 			mode := -1
@@ -114,42 +109,90 @@ func (rsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			if mode != rsaPadPKCS1 && mode != rsaPadNone && mode != rsaPadPSS {
 				err = errorf(ReasonBadParameter, "RSA signature padding must be pkcs1 (1), none (3) or pss (6)")
 			} else {
-				c.pad = uint32(mode)
+				n.pad = uint32(mode)
 			}
 		case "saltlen":
-			if s, ok := p.UTF8(); ok {
-				switch s {
-				case "digest":
-					c.saltLen = saltDigest
-				case "max":
-					c.saltLen = saltMax
-				case "auto":
-					c.saltLen = saltAuto
-				default:
-					n := 0
-					for _, ch := range s {
-						if ch < '0' || ch > '9' || n > 1<<20 {
-							err = errorf(ReasonBadParameter, "saltlen %q: a number, digest, max or auto", s)
-							return false
-						}
-						n = n*10 + int(ch-'0')
-					}
-					c.saltLen = int32(n)
-				}
-			} else if p.DataType == TypeInteger && p.DataSize == 4 && p.Data != nil {
-				v := *(*int32)(p.Data)
-				if v < saltMax {
-					err = errorf(ReasonBadParameter, "saltlen %d", v)
-				} else {
-					c.saltLen = v
-				}
-			} else {
-				err = errorf(ReasonBadParameter, "parameter \"saltlen\" must be an integer or a string")
-			}
+			saltSet = true
+			err = n.setSaltLen(p)
 		}
 		return err == nil
 	})
+	if err == nil {
+		err = n.check(saltSet, mgf1Set)
+	}
+	if err == nil {
+		*c = n
+	}
 	return err
+}
+
+func (c *rsaSigCtx) setSaltLen(p *Param) *Error {
+	if s, ok := p.UTF8(); ok {
+		switch s {
+		case "digest":
+			c.saltLen = saltDigest
+		case "max":
+			c.saltLen = saltMax
+		case "auto":
+			c.saltLen = saltAuto
+		default:
+			n := 0
+			for _, ch := range s {
+				if ch < '0' || ch > '9' || n > 1<<20 {
+					return errorf(ReasonBadParameter, "saltlen %q: a number, digest, max or auto", s)
+				}
+				n = n*10 + int(ch-'0')
+			}
+			c.saltLen = int32(n)
+		}
+		return nil
+	}
+	if p.DataType != TypeInteger || p.DataSize != 4 || p.Data == nil {
+		return errorf(ReasonBadParameter, "parameter \"saltlen\" must be an integer or a string")
+	}
+	v := *(*int32)(p.Data)
+	if v < saltMax {
+		return errorf(ReasonBadParameter, "saltlen %d", v)
+	}
+	c.saltLen = v
+	return nil
+}
+
+// check refuses the combinations OpenSSL's default provider refuses: a
+// digest without padding, PSS settings without PSS, anything an RSA-PSS
+// key's restrictions exclude. PSS without a digest means SHA-1, as there.
+func (c *rsaSigCtx) check(saltSet, mgf1Set bool) *Error {
+	r := c.key
+	switch {
+	case c.pad == rsaPadNone && c.md != 0:
+		return errorf(ReasonBadParameter, "no padding cannot be used with a digest")
+	case r.isPSS != 0 && c.pad != rsaPadPSS:
+		return errorf(ReasonBadParameter, "an RSA-PSS key signs with PSS padding only")
+	case saltSet && c.pad != rsaPadPSS:
+		return errorf(ReasonBadParameter, "a PSS salt length needs PSS padding, set first")
+	case mgf1Set && c.pad != rsaPadPSS:
+		return errorf(ReasonBadParameter, "an MGF1 digest needs PSS padding, set first")
+	}
+	if c.pad == rsaPadPSS && c.md == 0 && c.stream == 0 {
+		c.md = digestByName("SHA1").id
+	}
+	if r.md == 0 {
+		return nil
+	}
+	mgf1 := c.mgf1
+	if mgf1 == 0 {
+		mgf1 = c.md
+	}
+	switch {
+	case c.md != r.md || mgf1 != r.mgf1:
+		return errorf(ReasonBadParameter, "this RSA-PSS key only signs with %s and MGF1 with %s", digestByID(r.md).names[0], digestByID(r.mgf1).names[0])
+	case c.saltLen >= 0 && c.saltLen < r.saltMin,
+		c.saltLen == saltDigest && int(r.saltMin) > digestByID(r.md).size:
+		return errorf(ReasonBadParameter, "this RSA-PSS key needs a salt of at least %d bytes", r.saltMin)
+	case saltSet && c.saltLen == saltAuto && c.op == OpVerify:
+		return errorf(ReasonBadParameter, "this RSA-PSS key's salt length cannot be auto-detected")
+	}
+	return nil
 }
 
 func (rsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {

@@ -57,6 +57,7 @@ for g in "${groups[@]}"; do
 		run lazy_test build/lazy_test --provider-path build
 		run kex_test build/kex_test --provider-path build
 		run sig_test build/sig_test --provider-path build
+		run pk_kat_test build/pk_kat_test --provider-path build
 		run asan tests/run-asan.sh
 		;;
 	integration)
