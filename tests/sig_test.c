@@ -17,6 +17,7 @@
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 #include <openssl/rand.h>
+#include <openssl/param_build.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include "common.h"
@@ -369,6 +370,72 @@ static void test_rsa(void)
     }
 }
 
+/* An RSA public key from n (big-endian) and e = 65537, imported into the
+ * provider propq selects; NULL if it refuses. */
+static EVP_PKEY *rsa_from_n(const unsigned char *nb, size_t nlen, const char *propq)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, "RSA", propq);
+    OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
+    BIGNUM *n = BN_bin2bn(nb, (int)nlen, NULL), *e = BN_new();
+    OSSL_PARAM *p = NULL;
+    EVP_PKEY *k = NULL;
+
+    if (c != NULL && b != NULL && n != NULL && e != NULL && BN_set_word(e, 65537)
+        && OSSL_PARAM_BLD_push_BN(b, "n", n) && OSSL_PARAM_BLD_push_BN(b, "e", e)
+        && (p = OSSL_PARAM_BLD_to_param(b)) != NULL && EVP_PKEY_fromdata_init(c) > 0
+        && EVP_PKEY_fromdata(c, &k, EVP_PKEY_PUBLIC_KEY, p) <= 0)
+        k = NULL;
+    OSSL_PARAM_free(p);
+    OSSL_PARAM_BLD_free(b);
+    BN_free(n);
+    BN_free(e);
+    EVP_PKEY_CTX_free(c);
+    return k;
+}
+
+/* Hostile RSA input: moduli that are even or too small are refused at
+ * import with an error; signatures longer than the modulus, or not below
+ * it, fail verification cleanly. */
+static void test_rsa_hostile(void)
+{
+    EVP_PKEY *k = rsa_keygen(2048, "provider=default"), *bad;
+    BIGNUM *n = NULL;
+    unsigned char nb[256], sig[300], dgst[32] = { 1 };
+
+    CHECK(k != NULL && EVP_PKEY_get_bn_param(k, "n", &n) && BN_bn2binpad(n, nb, sizeof(nb)) == 256,
+        "RSA-2048 key for the hostile-input checks");
+    if (n == NULL) {
+        EVP_PKEY_free(k);
+        return;
+    }
+    nb[255] &= 0xfe;
+    bad = rsa_from_n(nb, sizeof(nb), "provider=cptprov");
+    CHECK(bad == NULL && ERR_peek_error() != 0, "cptprov refuses an even modulus with an error");
+    EVP_PKEY_free(bad);
+    nb[255] |= 1;
+    bad = rsa_from_n(nb, 32, "provider=cptprov");
+    CHECK(bad == NULL && ERR_peek_error() != 0, "cptprov refuses a 256-bit modulus with an error");
+    EVP_PKEY_free(bad);
+
+    /* Verification through cptprov with a signature one byte longer than
+     * the modulus, then with the modulus itself and an all-ones block
+     * (both out of range). */
+    for (int i = 0; i < 3; i++) {
+        EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, "provider=cptprov");
+        size_t len = i == 0 ? 257 : 256;
+
+        memset(sig, 0xff, sizeof(sig));
+        if (i == 1)
+            memcpy(sig, nb, 256);
+        CHECK(c != NULL && EVP_PKEY_verify_init(c) > 0 && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) > 0
+                && EVP_PKEY_verify(c, sig, len, dgst, sizeof(dgst)) <= 0 && ERR_peek_error() != 0,
+            "cptprov rejects an out-of-range signature (%d) with an error", i);
+        EVP_PKEY_CTX_free(c);
+    }
+    BN_free(n);
+    EVP_PKEY_free(k);
+}
+
 /* Encrypt with one provider, decrypt with the other. */
 static int rsa_crypt(EVP_PKEY *k, const char *propq, int decrypt, int pad, const char *oaepmd,
     const unsigned char *label, size_t labellen, const unsigned char *in, size_t inlen,
@@ -558,6 +625,7 @@ int main(int argc, char **argv)
     test_differential(iters);
     test_der();
     test_rsa();
+    test_rsa_hostile();
     test_rsa_encryption();
     test_rsa_pss_keys();
     test_rsa_large(vectors);
