@@ -28,6 +28,10 @@ const (
 //
 //	MajorModExp, MinorModExpPlain: Param1 = L (modulus bytes), Param2 = E (exponent bytes)
 //	    DPtr: m(L) || e(E) || base(L)                   RPtr: base^e mod m (L)
+//	MajorModExp, MinorModExpPublic: as MinorModExpPlain, for a public
+//	    exponent of at most 8 bytes (an RSA e): the engine may take time
+//	    that depends on it, and keeps the Montgomery constants of recently
+//	    used moduli, as the hardware's key cache would.
 //	MajorModExp, MinorModExpCRT:  Param1 = L (modulus bytes), Param2 = P (prime bytes)
 //	    DPtr: p(P) || q(P) || dP(P) || dQ(P) || qInv(P) || c(L)
 //	                                                     RPtr: c^d mod pq (L)
@@ -47,14 +51,15 @@ const (
 	MajorECC    = 0x04
 	MajorECDSA  = 0x05
 
-	MinorModExpPlain = 0x01
-	MinorModExpCRT   = 0x02
-	MinorECCFixed    = 0x01
-	MinorECCVar      = 0x02
-	MinorECCShared   = 0x03
-	MinorECCCheck    = 0x04
-	MinorECDSASign   = 0x01
-	MinorECDSAVerify = 0x02
+	MinorModExpPlain  = 0x01
+	MinorModExpCRT    = 0x02
+	MinorModExpPublic = 0x03
+	MinorECCFixed     = 0x01
+	MinorECCVar       = 0x02
+	MinorECCShared    = 0x03
+	MinorECCCheck     = 0x04
+	MinorECDSASign    = 0x01
+	MinorECDSAVerify  = 0x02
 )
 
 // Curves carried in Param1 of MajorECC and MajorECDSA instructions.

@@ -476,7 +476,11 @@ func rsaPublic(env *Env, k *rsaKey, in, out []byte, w Waiter) (bool, *Error) {
 	copy(ops.b, k.N())
 	copy(ops.b[l:], k.E())
 	setNum(ops.b[l+el:], in)
-	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorModExp, cptdrv.MinorModExpPlain), Param1: uint16(l), Param2: uint16(el)}
+	minor := uint8(cptdrv.MinorModExpPlain)
+	if el <= 8 {
+		minor = cptdrv.MinorModExpPublic // e is public: the engine's fast path
+	}
+	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorModExp, minor), Param1: uint16(l), Param2: uint16(el)}
 	return rsaRun(env, ops, &inst, out, w)
 }
 

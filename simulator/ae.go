@@ -64,12 +64,16 @@ func (d *Device) modExp(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) 
 		return cptdrv.CompBadInst, 0, 0
 	}
 	switch uint8(inst.Op) {
-	case cptdrv.MinorModExpPlain:
+	case cptdrv.MinorModExpPlain, cptdrv.MinorModExpPublic:
 		f, ok := operands(inst, l, e, l)
 		if !ok {
 			return cptdrv.CompBadInst, 0, 0
 		}
-		res, err := asym.ModExp(f[2], f[1], f[0])
+		exp := asym.ModExp
+		if uint8(inst.Op) == cptdrv.MinorModExpPublic {
+			exp = d.publicModuli.ModExp
+		}
+		res, err := exp(f[2], f[1], f[0])
 		return aeResult(out, res, err, false)
 	case cptdrv.MinorModExpCRT:
 		p := e

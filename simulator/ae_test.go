@@ -77,6 +77,14 @@ func TestAEModExp(t *testing.T) {
 		if res.UCCode != cptdrv.UCSuccess || !bytes.Equal(back, m.FillBytes(make([]byte, l))) {
 			t.Fatalf("%d-bit public op: %+v", bits, res)
 		}
+		// The public-exponent opcode gives the same, twice (the second
+		// time with the modulus's constants from the engine's cache).
+		for i := 0; i < 2; i++ {
+			res, back = aeDo(t, q, cptdrv.Op(cptdrv.MajorModExp, cptdrv.MinorModExpPublic), uint16(l), uint16(len(e)), l, n, e, sig)
+			if res.UCCode != cptdrv.UCSuccess || !bytes.Equal(back, m.FillBytes(make([]byte, l))) {
+				t.Fatalf("%d-bit public op, public-exponent opcode: %+v", bits, res)
+			}
+		}
 	}
 	// Operand lengths that do not add up are refused.
 	res, _ := aeDo(t, q, cptdrv.Op(cptdrv.MajorModExp, cptdrv.MinorModExpPlain), 8, 1, 8, make([]byte, 10))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cptprov/cptdrv"
+	"cptprov/simulator/asym"
 )
 
 // Config sizes the device.
@@ -41,9 +42,11 @@ type Device struct {
 	groups map[uint8]*group
 	faults atomic.Pointer[FaultPlan]
 	keys   keyCache
-	wg     sync.WaitGroup
-	stop   chan struct{}
-	once   sync.Once
+	// publicModuli serves MinorModExpPublic.
+	publicModuli asym.ModulusCache
+	wg           sync.WaitGroup
+	stop         chan struct{}
+	once         sync.Once
 
 	executed, errors, faulted, stalled atomic.Uint64
 }
