@@ -167,7 +167,8 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 	}()
 	t0 := bigmod.NewNat()
 	m := bigmod.NewNat().Exp(t0.Mod(C, P), dP, P)
-	if <-done; m2 == nil {
+	<-done
+	if m2 == nil {
 		return nil, ErrInput
 	}
 	// h = (m1 - m2) * qInv mod p
