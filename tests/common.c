@@ -108,6 +108,22 @@ int cpt_check(int cond, const char *fmt, ...)
     return cpt_count(cond);
 }
 
+int cpt_check_at(int cond, const char *file, int line, const char *fmt, ...)
+{
+    if (!cond) {
+        char msg[1024];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        cpt_fail_line("%s:%d: %s", file, line, msg);
+        ERR_print_errors_fp(stdout);
+    }
+    ERR_clear_error();
+    return cpt_count(cond);
+}
+
 unsigned long cpt_passed(void) { return acc_passed; }
 unsigned long cpt_failed(void) { return acc_failed; }
 unsigned long cpt_notes(void) { return acc_notes; }
@@ -640,13 +656,32 @@ static char *trim(char *s)
     return s;
 }
 
+static int rec_add(cpt_record *r, const char *name, const char *value, int line)
+{
+    cpt_kv *nkv = realloc(r->kv, (r->n + 1) * sizeof(*nkv));
+
+    if (nkv == NULL)
+        return 0;
+    r->kv = nkv;
+    r->kv[r->n].name = strdup(name);
+    r->kv[r->n].value = strdup(value);
+    if (r->kv[r->n].name == NULL || r->kv[r->n].value == NULL) {
+        free(r->kv[r->n].name);
+        free(r->kv[r->n].value);
+        return 0;
+    }
+    if (r->n == 0)
+        r->line = line;
+    r->n++;
+    return 1;
+}
+
 int cpt_recfile_load(const char *path, cpt_recfile *rf)
 {
     FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    int lineno = 0;
+    char *line = NULL, *pem = NULL;
+    size_t cap = 0, pemlen = 0;
+    int lineno = 0, ok = 0;
     cpt_record cur = { NULL, 0, 0 };
 
     memset(rf, 0, sizeof(*rf));
@@ -655,17 +690,41 @@ int cpt_recfile_load(const char *path, cpt_recfile *rf)
         return 0;
     }
     for (;;) {
+        ssize_t got = getline(&line, &cap, f);
         char *s, *eq;
 
-        got = getline(&line, &cap, f);
         lineno++;
         s = got >= 0 ? trim(line) : NULL;
+        if (pemlen > 0 || (s != NULL && cur.n > 0 && strncmp(s, "-----BEGIN ", 11) == 0)) {
+            /* A PEM block, kept whole (with its newlines) as the field "PEM". */
+            size_t l = s != NULL ? strlen(s) : 0;
+            char *np;
+
+            if (l == 0) {
+                fprintf(stderr, "%s:%d: PEM block not terminated\n", path, lineno);
+                goto done;
+            }
+            np = realloc(pem, pemlen + l + 2);
+            if (np == NULL)
+                goto done;
+            pem = np;
+            memcpy(pem + pemlen, s, l);
+            pemlen += l;
+            pem[pemlen++] = '\n';
+            pem[pemlen] = '\0';
+            if (strncmp(s, "-----END ", 9) == 0) {
+                if (!rec_add(&cur, "PEM", pem, lineno))
+                    goto done;
+                pemlen = 0;
+            }
+            continue;
+        }
         if (s == NULL || *s == '\0' || *s == '#') {
             if ((s == NULL || *s == '\0') && cur.n > 0) {
                 cpt_record *nr = realloc(rf->recs, (rf->n + 1) * sizeof(*nr));
 
                 if (nr == NULL)
-                    goto err;
+                    goto done;
                 rf->recs = nr;
                 rf->recs[rf->n++] = cur;
                 memset(&cur, 0, sizeof(cur));
@@ -677,37 +736,26 @@ int cpt_recfile_load(const char *path, cpt_recfile *rf)
         eq = strchr(s, '=');
         if (eq == NULL) {
             fprintf(stderr, "%s:%d: expected 'Name = value'\n", path, lineno);
-            goto err;
+            goto done;
         }
         *eq = '\0';
-        {
-            cpt_kv *nkv = realloc(cur.kv, (cur.n + 1) * sizeof(*nkv));
-
-            if (nkv == NULL)
-                goto err;
-            cur.kv = nkv;
-            cur.kv[cur.n].name = strdup(trim(s));
-            cur.kv[cur.n].value = strdup(trim(eq + 1));
-            if (cur.kv[cur.n].name == NULL || cur.kv[cur.n].value == NULL)
-                goto err;
-            if (cur.n == 0)
-                cur.line = lineno;
-            cur.n++;
+        if (!rec_add(&cur, trim(s), trim(eq + 1), lineno))
+            goto done;
+    }
+    ok = 1;
+done:
+    free(line);
+    free(pem);
+    fclose(f);
+    if (!ok) {
+        for (size_t i = 0; i < cur.n; i++) {
+            free(cur.kv[i].name);
+            free(cur.kv[i].value);
         }
+        free(cur.kv);
+        cpt_recfile_free(rf);
     }
-    free(line);
-    fclose(f);
-    return 1;
-err:
-    free(line);
-    fclose(f);
-    for (size_t i = 0; i < cur.n; i++) {
-        free(cur.kv[i].name);
-        free(cur.kv[i].value);
-    }
-    free(cur.kv);
-    cpt_recfile_free(rf);
-    return 0;
+    return ok;
 }
 
 void cpt_recfile_free(cpt_recfile *rf)

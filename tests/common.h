@@ -156,7 +156,9 @@ typedef struct cpt_recfile {
 
 /*
  * Loads a file made of records of "Name = value" lines separated by blank
- * lines; lines starting with '#' are comments.  Returns 1 on success.
+ * lines; lines starting with '#' are comments.  Inside a record, a PEM block
+ * (from "-----BEGIN " to "-----END ", no blank line) becomes the field
+ * "PEM" with its lines.  Returns 1 on success.
  */
 int cpt_recfile_load(const char *path, cpt_recfile *rf);
 void cpt_recfile_free(cpt_recfile *rf);
@@ -262,6 +264,11 @@ int cpt_verbose(void);
 int cpt_count(int ok);
 /* cpt_count(cond) and a FAIL line with the message when !cond. */
 int cpt_check(int cond, const char *fmt, ...) CPT_PRINTF(2, 3);
+/* cpt_check for a check of OpenSSL calls, from file:line: a failure also
+ * prints OpenSSL's error queue; the queue is emptied either way, so that
+ * each check starts clean. */
+int cpt_check_at(int cond, const char *file, int line, const char *fmt, ...) CPT_PRINTF(4, 5);
+#define CPT_CHECK(cond, ...) cpt_check_at((cond), __FILE__, __LINE__, __VA_ARGS__)
 unsigned long cpt_passed(void);
 unsigned long cpt_failed(void);
 unsigned long cpt_notes(void);

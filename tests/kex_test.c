@@ -18,20 +18,6 @@
 #include "common.h"
 
 static OSSL_LIB_CTX *lc; /* cptprov and default */
-static int passed, failed;
-
-#define CHECK(cond, ...)                     \
-    do {                                     \
-        if (cond) {                          \
-            passed++;                        \
-        } else {                             \
-            failed++;                        \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);             \
-            printf("\n");                    \
-            ERR_print_errors_fp(stdout);     \
-        }                                    \
-    } while (0)
 
 static int unhex(const char *h, unsigned char *out)
 {
@@ -125,11 +111,11 @@ static void test_rfc7748(void)
     unhex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742", k);
     (void)b;
     ka = raw_priv(a, "provider=cptprov");
-    CHECK(ka != NULL && strcmp(prov_of(ka), "cptprov") == 0, "RFC 7748 private key imported into cptprov");
-    CHECK(ka != NULL && EVP_PKEY_get_raw_public_key(ka, got, &n) && memcmp(got, apub, 32) == 0,
+    CPT_CHECK(ka != NULL && strcmp(prov_of(ka), "cptprov") == 0, "RFC 7748 private key imported into cptprov");
+    CPT_CHECK(ka != NULL && EVP_PKEY_get_raw_public_key(ka, got, &n) && memcmp(got, apub, 32) == 0,
         "RFC 7748 6.1: Alice's public key");
     kbpub = raw_pub(bpub, "provider=cptprov");
-    CHECK(ka != NULL && kbpub != NULL && derive(ka, kbpub, "provider=cptprov", shared)
+    CPT_CHECK(ka != NULL && kbpub != NULL && derive(ka, kbpub, "provider=cptprov", shared)
             && memcmp(shared, k, 32) == 0,
         "RFC 7748 6.1: shared secret");
     EVP_PKEY_free(ka);
@@ -147,7 +133,7 @@ static void test_differential(int iters)
             EVP_PKEY *c2d = NULL, *d2c = NULL;
             unsigned char s1[66], s2[66], s3[66];
 
-            CHECK(c != NULL && d != NULL && strcmp(prov_of(c), "cptprov") == 0, "%s keygen %d", what, i);
+            CPT_CHECK(c != NULL && d != NULL && strcmp(prov_of(c), "cptprov") == 0, "%s keygen %d", what, i);
             if (c == NULL || d == NULL)
                 return;
             {
@@ -159,7 +145,7 @@ static void test_differential(int iters)
                     && EVP_PKEY_derive(a, NULL, &n1) > 0 && n1 <= sizeof(s1) && EVP_PKEY_derive(a, s1, &n1) > 0
                     && EVP_PKEY_derive(b, NULL, &n2) > 0 && n2 <= sizeof(s2) && EVP_PKEY_derive(b, s2, &n2) > 0;
 
-                CHECK(ok && n1 == n2 && memcmp(s1, s2, n1) == 0,
+                CPT_CHECK(ok && n1 == n2 && memcmp(s1, s2, n1) == 0,
                     "%s iteration %d: cptprov and default agree on the shared secret", what, i);
                 EVP_PKEY_CTX_free(a);
                 EVP_PKEY_CTX_free(b);
@@ -167,9 +153,9 @@ static void test_differential(int iters)
             /* Keys cross providers both ways and stay the same keys. */
             c2d = copy_to(c, x->alg, "provider=default");
             d2c = copy_to(d, x->alg, "provider=cptprov");
-            CHECK(c2d != NULL && d2c != NULL && strcmp(prov_of(d2c), "cptprov") == 0,
+            CPT_CHECK(c2d != NULL && d2c != NULL && strcmp(prov_of(d2c), "cptprov") == 0,
                 "%s iteration %d: export/import both ways", what, i);
-            CHECK(c2d != NULL && EVP_PKEY_eq(c, c2d) == 1 && d2c != NULL && EVP_PKEY_eq(d, d2c) == 1,
+            CPT_CHECK(c2d != NULL && EVP_PKEY_eq(c, c2d) == 1 && d2c != NULL && EVP_PKEY_eq(d, d2c) == 1,
                 "%s iteration %d: EVP_PKEY_eq across providers", what, i);
             {
                 EVP_PKEY_CTX *k = EVP_PKEY_CTX_new_from_pkey(lc, d2c, "provider=cptprov");
@@ -182,7 +168,7 @@ static void test_differential(int iters)
                 ok = ok && k != NULL && EVP_PKEY_derive_init(k) > 0 && EVP_PKEY_derive_set_peer(k, c) > 0
                     && EVP_PKEY_derive(k, NULL, &n) > 0 && n <= sizeof(s3) && EVP_PKEY_derive(k, s3, &n) > 0
                     && memcmp(s3, s1, n) == 0;
-                CHECK(ok, "%s iteration %d: imported key checks and derives", what, i);
+                CPT_CHECK(ok, "%s iteration %d: imported key checks and derives", what, i);
                 EVP_PKEY_CTX_free(k);
             }
             EVP_PKEY_free(c2d);
@@ -202,13 +188,13 @@ static void test_ec_off_curve(void)
     OSSL_PARAM params[3];
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, "EC", "provider=cptprov");
 
-    CHECK(d != NULL && EVP_PKEY_get_octet_string_param(d, "pub", pub, sizeof(pub), &n) && n == 65, "P-256 key");
+    CPT_CHECK(d != NULL && EVP_PKEY_get_octet_string_param(d, "pub", pub, sizeof(pub), &n) && n == 65, "P-256 key");
     pub[64] ^= 1;
     params[0] = OSSL_PARAM_construct_utf8_string("group", (char *)"P-256", 0);
     params[1] = OSSL_PARAM_construct_octet_string("pub", pub, 65);
     params[2] = OSSL_PARAM_construct_end();
     ERR_clear_error();
-    CHECK(c != NULL && EVP_PKEY_fromdata_init(c) > 0
+    CPT_CHECK(c != NULL && EVP_PKEY_fromdata_init(c) > 0
             && EVP_PKEY_fromdata(c, &bad, EVP_PKEY_PUBLIC_KEY, params) <= 0 && ERR_peek_error() != 0,
         "a P-256 point off the curve is refused with an error");
     ERR_clear_error();
@@ -224,19 +210,19 @@ static void test_negative(void)
     EVP_PKEY_CTX *x;
     size_t n;
 
-    CHECK(c != NULL && low != NULL, "keys");
+    CPT_CHECK(c != NULL && low != NULL, "keys");
     ERR_clear_error();
-    CHECK(!derive(c, low, "provider=cptprov", out) && ERR_peek_error() != 0,
+    CPT_CHECK(!derive(c, low, "provider=cptprov", out) && ERR_peek_error() != 0,
         "a low-order peer point (all-zero secret) is refused with an error");
     ERR_clear_error();
     x = EVP_PKEY_CTX_new_from_pkey(lc, c, "provider=cptprov");
     n = sizeof(small);
-    CHECK(x != NULL && EVP_PKEY_derive_init(x) > 0 && EVP_PKEY_derive_set_peer(x, c) > 0
+    CPT_CHECK(x != NULL && EVP_PKEY_derive_init(x) > 0 && EVP_PKEY_derive_set_peer(x, c) > 0
             && EVP_PKEY_derive(x, small, &n) <= 0 && ERR_peek_error() != 0,
         "an 8-byte output buffer is refused with an error");
     EVP_PKEY_CTX_free(x);
     ERR_clear_error();
-    CHECK(EVP_PKEY_new_raw_private_key_ex(lc, "X25519", "provider=cptprov", zero, 31) == NULL,
+    CPT_CHECK(EVP_PKEY_new_raw_private_key_ex(lc, "X25519", "provider=cptprov", zero, 31) == NULL,
         "a 31-byte private key is refused");
     ERR_clear_error();
     EVP_PKEY_free(c);
@@ -282,16 +268,16 @@ static void test_async(int njobs)
     j.timeout_s = 30;
     j.results = results;
     j.paused = paused;
-    CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
+    CPT_CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
     for (int i = 0; i < njobs; i++) {
         unsigned char want[32];
 
-        CHECK(args[i].ok && derive(peer, args[i].key, "provider=default", want)
+        CPT_CHECK(args[i].ok && derive(peer, args[i].key, "provider=default", want)
                 && memcmp(want, args[i].out, 32) == 0,
             "async job %d: shared secret agrees with the default provider", i);
         EVP_PKEY_free(args[i].key);
     }
-    CHECK(j.tasks_paused > 0, "derivations went asynchronous (%zu of %d paused)", j.tasks_paused, njobs);
+    CPT_CHECK(j.tasks_paused > 0, "derivations went asynchronous (%zu of %d paused)", j.tasks_paused, njobs);
     EVP_PKEY_free(peer);
     free(args);
     free(argv);
@@ -325,6 +311,5 @@ int main(int argc, char **argv)
     OSSL_PROVIDER_unload(pcpt);
     OSSL_PROVIDER_unload(pdef);
     OSSL_LIB_CTX_free(lc);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return cpt_finish();
 }

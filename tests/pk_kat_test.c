@@ -23,8 +23,6 @@
  *
  * Usage: pk_kat_test [--provider-path DIR] [--long] [common options]
  */
-#include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,10 +54,10 @@ static int g_used_ecdsa, g_used_rsa, g_used_x25519;
 /* ================================================================== */
 
 /*
- * A vector file is made of records of "Name = value" lines separated by
- * blank lines, '#' starting a comment line (as tests/common.c's record
- * files), except that a record whose first line is "PrivateKey = NAME" or
- * "PublicKey = NAME" continues with a PEM block, kept as the field "PEM".
+ * A vector file is one of tests/common.c's record files: "Name = value"
+ * lines, records separated by blank lines. A record whose first line is
+ * "PrivateKey = NAME" or "PublicKey = NAME" holds the key as a PEM block,
+ * which the loader keeps as the field "PEM".
  */
 struct kat_key {
     const char *name;
@@ -76,128 +74,6 @@ struct kat_set {
     size_t nkeys;
 };
 
-static int rec_add(cpt_record *r, const char *name, const char *value, int line)
-{
-    cpt_kv *nkv = realloc(r->kv, (r->n + 1) * sizeof(*nkv));
-
-    if (nkv == NULL)
-        return 0;
-    r->kv = nkv;
-    r->kv[r->n].name = strdup(name);
-    r->kv[r->n].value = strdup(value);
-    if (r->kv[r->n].name == NULL || r->kv[r->n].value == NULL) {
-        free(r->kv[r->n].name);
-        free(r->kv[r->n].value);
-        return 0;
-    }
-    if (r->n == 0)
-        r->line = line;
-    r->n++;
-    return 1;
-}
-
-static char *trim(char *s)
-{
-    char *e;
-
-    while (isspace((unsigned char)*s))
-        s++;
-    e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1]))
-        *--e = '\0';
-    return s;
-}
-
-static int kat_load(const char *path, cpt_recfile *rf)
-{
-    FILE *f = fopen(path, "r");
-    char *line = NULL, *pem = NULL;
-    size_t cap = 0, pemlen = 0;
-    int lineno = 0, in_pem = 0, ok = 0;
-    cpt_record cur = { NULL, 0, 0 };
-
-    memset(rf, 0, sizeof(*rf));
-    if (f == NULL) {
-        fprintf(stdout, "cannot open %s: %s\n", path, strerror(errno));
-        return 0;
-    }
-    for (;;) {
-        ssize_t got = getline(&line, &cap, f);
-        char *s, *eq;
-
-        lineno++;
-        s = got >= 0 ? trim(line) : NULL;
-        if (in_pem) {
-            size_t l;
-            char *np;
-
-            if (s == NULL || *s == '\0') {
-                fprintf(stdout, "%s:%d: PEM block not terminated\n", path, lineno);
-                goto done;
-            }
-            if (pemlen == 0 && strncmp(s, "-----BEGIN ", 11) != 0) {
-                fprintf(stdout, "%s:%d: expected a PEM block\n", path, lineno);
-                goto done;
-            }
-            l = strlen(s);
-            np = realloc(pem, pemlen + l + 2);
-            if (np == NULL)
-                goto done;
-            pem = np;
-            memcpy(pem + pemlen, s, l);
-            pemlen += l;
-            pem[pemlen++] = '\n';
-            pem[pemlen] = '\0';
-            if (strncmp(s, "-----END ", 9) == 0) {
-                in_pem = 0;
-                if (!rec_add(&cur, "PEM", pem, lineno))
-                    goto done;
-                pemlen = 0;
-            }
-            continue;
-        }
-        if (s == NULL || *s == '\0' || *s == '#') {
-            if ((s == NULL || *s == '\0') && cur.n > 0) {
-                cpt_record *nr = realloc(rf->recs, (rf->n + 1) * sizeof(*nr));
-
-                if (nr == NULL)
-                    goto done;
-                rf->recs = nr;
-                rf->recs[rf->n++] = cur;
-                memset(&cur, 0, sizeof(cur));
-            }
-            if (s == NULL)
-                break;
-            continue;
-        }
-        eq = strchr(s, '=');
-        if (eq == NULL) {
-            fprintf(stdout, "%s:%d: expected 'Name = value'\n", path, lineno);
-            goto done;
-        }
-        *eq = '\0';
-        if (!rec_add(&cur, trim(s), trim(eq + 1), lineno))
-            goto done;
-        if (cur.n == 1 && (strcmp(cur.kv[0].name, "PrivateKey") == 0
-                           || strcmp(cur.kv[0].name, "PublicKey") == 0))
-            in_pem = 1;
-    }
-    ok = 1;
-done:
-    free(line);
-    free(pem);
-    fclose(f);
-    if (!ok) {
-        for (size_t i = 0; i < cur.n; i++) {
-            free(cur.kv[i].name);
-            free(cur.kv[i].value);
-        }
-        free(cur.kv);
-        cpt_recfile_free(rf);
-    }
-    return ok;
-}
-
 static int set_load(struct kat_set *ks, const char *rel)
 {
     char path[4096];
@@ -208,7 +84,7 @@ static int set_load(struct kat_set *ks, const char *rel)
         cpt_check(0, "cannot find %s (run from the repository root)", rel);
         return 0;
     }
-    if (!cpt_check(kat_load(path, &ks->rf), "cannot load %s", path))
+    if (!cpt_check(cpt_recfile_load(path, &ks->rf), "cannot load %s", path))
         return 0;
     for (size_t i = 0; i < ks->rf.n; i++) {
         const cpt_record *r = &ks->rf.recs[i];

@@ -23,22 +23,6 @@
 #include "common.h"
 
 static OSSL_LIB_CTX *lc;
-static int passed, failed;
-
-#define CHECK(cond, ...)                                  \
-    do {                                                  \
-        if (cond) {                                       \
-            passed++;                                     \
-        } else {                                          \
-            failed++;                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);   \
-            printf(__VA_ARGS__);                          \
-            printf("\n");                                 \
-            ERR_print_errors_fp(stdout);                  \
-        }                                                 \
-        ERR_clear_error();                                \
-    } while (0)
-
 static const char *groups[] = { "P-192", "P-224", "P-256", "P-384", "P-521" };
 static const char *mds[] = { "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA3-256", "SHA3-512" };
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -132,7 +116,7 @@ static void test_differential(int iters)
     for (size_t g = 0; g < NELEM(groups); g++) {
         EVP_PKEY *kc = keygen(groups[g], "provider=cptprov"), *kd = keygen(groups[g], "provider=default");
 
-        CHECK(kc != NULL && kd != NULL, "%s keys", groups[g]);
+        CPT_CHECK(kc != NULL && kd != NULL, "%s keys", groups[g]);
         if (kc == NULL || kd == NULL)
             continue;
         for (int i = 0; i < iters; i++) {
@@ -142,26 +126,26 @@ static void test_differential(int iters)
             EVP_PKEY *k = i % 3 == 0 ? kd : kc;
 
             RAND_bytes(msg, (int)len);
-            CHECK(sign_msg(k, md, "provider=cptprov", msg, len, pieces, sig, &siglen)
+            CPT_CHECK(sign_msg(k, md, "provider=cptprov", msg, len, pieces, sig, &siglen)
                     && verify_msg(k, md, "provider=default", msg, len, 0, sig, siglen),
                 "%s %s: cptprov signs (%s), default verifies", groups[g], md, pieces ? "streamed" : "one-shot");
             if (len > 0) {
                 msg[0] ^= 1;
-                CHECK(!verify_msg(k, md, "provider=default", msg, len, 0, sig, siglen),
+                CPT_CHECK(!verify_msg(k, md, "provider=default", msg, len, 0, sig, siglen),
                     "%s %s: default rejects cptprov's signature over another message", groups[g], md);
                 msg[0] ^= 1;
             }
             siglen = sizeof(sig);
-            CHECK(sign_msg(k, md, "provider=default", msg, len, 0, sig, &siglen)
+            CPT_CHECK(sign_msg(k, md, "provider=default", msg, len, 0, sig, &siglen)
                     && verify_msg(k, md, "provider=cptprov", msg, len, pieces, sig, siglen),
                 "%s %s: default signs, cptprov verifies", groups[g], md);
             sig[siglen / 2] ^= 0x10;
-            CHECK(!verify_msg(k, md, "provider=cptprov", msg, len, pieces, sig, siglen),
+            CPT_CHECK(!verify_msg(k, md, "provider=cptprov", msg, len, pieces, sig, siglen),
                 "%s %s: cptprov rejects a tampered signature", groups[g], md);
             /* Pre-hashed. */
             RAND_bytes(dgst, 32);
             siglen = sizeof(sig);
-            CHECK(sign_digest(k, "provider=cptprov", dgst, 32, sig, &siglen)
+            CPT_CHECK(sign_digest(k, "provider=cptprov", dgst, 32, sig, &siglen)
                     && verify_digest(k, "provider=default", dgst, 32, sig, siglen)
                     && verify_digest(k, "provider=cptprov", dgst, 32, sig, siglen),
                 "%s: sign and verify a 32-byte digest across providers", groups[g]);
@@ -177,15 +161,15 @@ static void test_der(void)
     unsigned char dgst[32] = { 1 }, sig[80], bad[81];
     size_t siglen = sizeof(sig);
 
-    CHECK(k != NULL && sign_digest(k, "provider=default", dgst, 32, sig, &siglen), "a signature");
+    CPT_CHECK(k != NULL && sign_digest(k, "provider=default", dgst, 32, sig, &siglen), "a signature");
     /* Trailing garbage, a longer length byte, a non-minimal integer. */
     memcpy(bad, sig, siglen);
     bad[siglen] = 0;
-    CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, bad, siglen + 1), "trailing byte rejected");
+    CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, bad, siglen + 1), "trailing byte rejected");
     memcpy(bad, sig, siglen);
     bad[1]++;
-    CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, bad, siglen), "wrong length rejected");
-    CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, sig, 5), "truncated signature rejected");
+    CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, bad, siglen), "wrong length rejected");
+    CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, sig, 5), "truncated signature rejected");
     {
         /* r with a redundant leading zero: valid BER, not DER. */
         unsigned char r0[84];
@@ -198,7 +182,7 @@ static void test_der(void)
         r0[n++] = 0;
         memcpy(r0 + n, sig + 4, siglen - 4);
         n += siglen - 4;
-        CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, r0, n), "non-minimal integer rejected");
+        CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, r0, n), "non-minimal integer rejected");
     }
     /* A size query and a short buffer. */
     {
@@ -206,10 +190,10 @@ static void test_der(void)
         EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, kc, "provider=cptprov");
         size_t n = 0;
 
-        CHECK(c != NULL && EVP_PKEY_sign_init(c) > 0 && EVP_PKEY_sign(c, NULL, &n, dgst, 32) > 0 && n == 141,
+        CPT_CHECK(c != NULL && EVP_PKEY_sign_init(c) > 0 && EVP_PKEY_sign(c, NULL, &n, dgst, 32) > 0 && n == 141,
             "P-521 size query answers 141");
         n = 10;
-        CHECK(EVP_PKEY_sign(c, sig, &n, dgst, 32) <= 0 && ERR_peek_error() != 0, "a 10-byte buffer is refused");
+        CPT_CHECK(EVP_PKEY_sign(c, sig, &n, dgst, 32) <= 0 && ERR_peek_error() != 0, "a 10-byte buffer is refused");
         EVP_PKEY_CTX_free(c);
         EVP_PKEY_free(kc);
     }
@@ -257,15 +241,15 @@ static void test_async(int njobs)
     j.timeout_s = 30;
     j.results = results;
     j.paused = paused;
-    CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
+    CPT_CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
     for (int i = 0; i < njobs; i++)
-        CHECK(args[i].ok
+        CPT_CHECK(args[i].ok
                 && verify_msg(args[i].key, "SHA256", "provider=default", args[i].msg, sizeof(args[i].msg), 0,
                     args[i].sig, args[i].siglen)
                 && verify_msg(args[i].key, "SHA256", "provider=cptprov", args[i].msg, sizeof(args[i].msg), 0,
                     args[i].sig, args[i].siglen),
             "async job %d: the signature verifies with both providers", i);
-    CHECK(j.tasks_paused > 0, "signatures went asynchronous (%zu of %d paused)", j.tasks_paused, njobs);
+    CPT_CHECK(j.tasks_paused > 0, "signatures went asynchronous (%zu of %d paused)", j.tasks_paused, njobs);
     EVP_PKEY_free(k);
     EVP_PKEY_free(rk);
     free(args);
@@ -326,7 +310,7 @@ static void test_rsa(void)
         EVP_PKEY *k = i < NELEM(sizes) ? rsa_keygen(sizes[i], "provider=default") : rsa_keygen(2048, "provider=cptprov");
         int bits = k != NULL ? EVP_PKEY_get_bits(k) : 0;
 
-        CHECK(k != NULL, "RSA key %zu", i);
+        CPT_CHECK(k != NULL, "RSA key %zu", i);
         if (k == NULL)
             continue;
         for (size_t m = 0; m < NELEM(rmds); m++) {
@@ -338,15 +322,15 @@ static void test_rsa(void)
                 if (pad == RSA_PKCS1_PSS_PADDING && md != NULL && bits / 8 < 2 * EVP_MD_get_size(md) + 2)
                     continue;
                 RAND_bytes(msg, (int)len);
-                CHECK(rsa_sign_msg(k, rmds[m], pad, "provider=cptprov", msg, len, sig, &siglen)
+                CPT_CHECK(rsa_sign_msg(k, rmds[m], pad, "provider=cptprov", msg, len, sig, &siglen)
                         && rsa_verify_msg(k, rmds[m], pad, "provider=default", msg, len, sig, siglen),
                     "RSA-%d %s pad %d: cptprov signs, default verifies", bits, rmds[m], pad);
                 siglen = sizeof(sig);
-                CHECK(rsa_sign_msg(k, rmds[m], pad, "provider=default", msg, len, sig, &siglen)
+                CPT_CHECK(rsa_sign_msg(k, rmds[m], pad, "provider=default", msg, len, sig, &siglen)
                         && rsa_verify_msg(k, rmds[m], pad, "provider=cptprov", msg, len, sig, siglen),
                     "RSA-%d %s pad %d: default signs, cptprov verifies", bits, rmds[m], pad);
                 sig[siglen - 1] ^= 1;
-                CHECK(!rsa_verify_msg(k, rmds[m], pad, "provider=cptprov", msg, len, sig, siglen),
+                CPT_CHECK(!rsa_verify_msg(k, rmds[m], pad, "provider=cptprov", msg, len, sig, siglen),
                     "RSA-%d %s pad %d: cptprov rejects a tampered signature", bits, rmds[m], pad);
             }
         }
@@ -357,10 +341,10 @@ static void test_rsa(void)
             EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, "provider=cptprov");
 
             RAND_bytes(dgst, sizeof(dgst));
-            CHECK(sign_digest(k, "provider=cptprov", dgst, sizeof(dgst), sig, &siglen)
+            CPT_CHECK(sign_digest(k, "provider=cptprov", dgst, sizeof(dgst), sig, &siglen)
                     && verify_digest(k, "provider=default", dgst, sizeof(dgst), sig, siglen),
                 "RSA-%d: raw PKCS#1 v1.5 signature of 36 bytes", bits);
-            CHECK(c != NULL && EVP_PKEY_verify_recover_init(c) > 0
+            CPT_CHECK(c != NULL && EVP_PKEY_verify_recover_init(c) > 0
                     && EVP_PKEY_verify_recover(c, msg, &reclen, sig, siglen) > 0 && reclen == sizeof(dgst)
                     && memcmp(msg, dgst, sizeof(dgst)) == 0,
                 "RSA-%d: verify-recover returns the signed bytes", bits);
@@ -402,7 +386,7 @@ static void test_rsa_hostile(void)
     BIGNUM *n = NULL;
     unsigned char nb[256], sig[300], dgst[32] = { 1 };
 
-    CHECK(k != NULL && EVP_PKEY_get_bn_param(k, "n", &n) && BN_bn2binpad(n, nb, sizeof(nb)) == 256,
+    CPT_CHECK(k != NULL && EVP_PKEY_get_bn_param(k, "n", &n) && BN_bn2binpad(n, nb, sizeof(nb)) == 256,
         "RSA-2048 key for the hostile-input checks");
     if (n == NULL) {
         EVP_PKEY_free(k);
@@ -410,11 +394,11 @@ static void test_rsa_hostile(void)
     }
     nb[255] &= 0xfe;
     bad = rsa_from_n(nb, sizeof(nb), "provider=cptprov");
-    CHECK(bad == NULL && ERR_peek_error() != 0, "cptprov refuses an even modulus with an error");
+    CPT_CHECK(bad == NULL && ERR_peek_error() != 0, "cptprov refuses an even modulus with an error");
     EVP_PKEY_free(bad);
     nb[255] |= 1;
     bad = rsa_from_n(nb, 32, "provider=cptprov");
-    CHECK(bad == NULL && ERR_peek_error() != 0, "cptprov refuses a 256-bit modulus with an error");
+    CPT_CHECK(bad == NULL && ERR_peek_error() != 0, "cptprov refuses a 256-bit modulus with an error");
     EVP_PKEY_free(bad);
 
     /* Verification through cptprov with a signature one byte longer than
@@ -427,7 +411,7 @@ static void test_rsa_hostile(void)
         memset(sig, 0xff, sizeof(sig));
         if (i == 1)
             memcpy(sig, nb, 256);
-        CHECK(c != NULL && EVP_PKEY_verify_init(c) > 0 && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) > 0
+        CPT_CHECK(c != NULL && EVP_PKEY_verify_init(c) > 0 && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) > 0
                 && EVP_PKEY_verify(c, sig, len, dgst, sizeof(dgst)) <= 0 && ERR_peek_error() != 0,
             "cptprov rejects an out-of-range signature (%d) with an error", i);
         EVP_PKEY_CTX_free(c);
@@ -467,7 +451,7 @@ static void test_rsa_encryption(void)
     } cases[] = { { RSA_PKCS1_PADDING, NULL, 0 }, { RSA_PKCS1_OAEP_PADDING, NULL, 0 },
         { RSA_PKCS1_OAEP_PADDING, "SHA256", 1 }, { RSA_NO_PADDING, NULL, 0 } };
 
-    CHECK(k != NULL, "RSA key");
+    CPT_CHECK(k != NULL, "RSA key");
     for (size_t i = 0; i < NELEM(cases); i++) {
         for (int dir = 0; dir < 2; dir++) {
             const char *enc = dir == 0 ? "provider=cptprov" : "provider=default";
@@ -479,14 +463,14 @@ static void test_rsa_encryption(void)
             RAND_bytes(pt, (int)len);
             if (cases[i].pad == RSA_NO_PADDING)
                 pt[0] = 0; /* below the modulus */
-            CHECK(rsa_crypt(k, enc, 0, cases[i].pad, cases[i].md, l, sizeof(label), pt, len, ct, &ctlen)
+            CPT_CHECK(rsa_crypt(k, enc, 0, cases[i].pad, cases[i].md, l, sizeof(label), pt, len, ct, &ctlen)
                     && rsa_crypt(k, dec, 1, cases[i].pad, cases[i].md, l, sizeof(label), ct, ctlen, back, &backlen)
                     && backlen == len && memcmp(back, pt, len) == 0,
                 "RSA encryption case %zu: %s encrypts, %s decrypts", i, enc, dec);
             if (dir == 0 && cases[i].pad != RSA_NO_PADDING) {
                 ct[10] ^= 1;
                 backlen = sizeof(back);
-                CHECK(!rsa_crypt(k, "provider=cptprov", 1, cases[i].pad, cases[i].md, l, sizeof(label), ct, ctlen,
+                CPT_CHECK(!rsa_crypt(k, "provider=cptprov", 1, cases[i].pad, cases[i].md, l, sizeof(label), ct, ctlen,
                           back, &backlen),
                     "RSA encryption case %zu: cptprov rejects a tampered ciphertext", i);
             }
@@ -505,7 +489,7 @@ static void test_rsa_encryption(void)
         pms[1] = wrong ? 1 : 3;
         params[0] = OSSL_PARAM_construct_uint("tls-client-version", &cv);
         params[1] = OSSL_PARAM_construct_end();
-        CHECK(rsa_crypt(k, "provider=default", 0, RSA_PKCS1_PADDING, NULL, NULL, 0, pms, 48, ct, &ctlen)
+        CPT_CHECK(rsa_crypt(k, "provider=default", 0, RSA_PKCS1_PADDING, NULL, NULL, 0, pms, 48, ct, &ctlen)
                 && c != NULL && EVP_PKEY_decrypt_init(c) > 0
                 && EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_WITH_TLS_PADDING) > 0
                 && EVP_PKEY_CTX_set_params(c, params) > 0 && EVP_PKEY_decrypt(c, back, &outlen, ct, ctlen) > 0
@@ -542,19 +526,19 @@ static void test_rsa_pss_keys(void)
             EVP_PKEY *k = pss_keygen(gen ? "provider=cptprov" : "provider=default", restricted);
             size_t siglen = sizeof(sig);
 
-            CHECK(k != NULL, "RSA-PSS key (restricted %d, by %s)", restricted, gen ? "cptprov" : "default");
+            CPT_CHECK(k != NULL, "RSA-PSS key (restricted %d, by %s)", restricted, gen ? "cptprov" : "default");
             if (k == NULL)
                 continue;
-            CHECK(sign_msg(k, "SHA256", "provider=cptprov", msg, sizeof(msg), 0, sig, &siglen)
+            CPT_CHECK(sign_msg(k, "SHA256", "provider=cptprov", msg, sizeof(msg), 0, sig, &siglen)
                     && verify_msg(k, "SHA256", "provider=default", msg, sizeof(msg), 0, sig, siglen),
                 "RSA-PSS key (restricted %d): cptprov signs, default verifies", restricted);
             siglen = sizeof(sig);
-            CHECK(sign_msg(k, "SHA256", "provider=default", msg, sizeof(msg), 0, sig, &siglen)
+            CPT_CHECK(sign_msg(k, "SHA256", "provider=default", msg, sizeof(msg), 0, sig, &siglen)
                     && verify_msg(k, "SHA256", "provider=cptprov", msg, sizeof(msg), 0, sig, siglen),
                 "RSA-PSS key (restricted %d): default signs, cptprov verifies", restricted);
             if (restricted) {
                 siglen = sizeof(sig);
-                CHECK(!sign_msg(k, "SHA384", "provider=cptprov", msg, sizeof(msg), 0, sig, &siglen),
+                CPT_CHECK(!sign_msg(k, "SHA384", "provider=cptprov", msg, sizeof(msg), 0, sig, &siglen),
                     "a key restricted to SHA-256 refuses SHA-384");
             }
             EVP_PKEY_free(k);
@@ -578,13 +562,13 @@ static void test_rsa_large(const char *dir)
         if ((b = BIO_new_file(path, "r")) != NULL)
             k = PEM_read_bio_PrivateKey_ex(b, NULL, NULL, NULL, lc, NULL);
         BIO_free(b);
-        CHECK(k != NULL, "read %s", path);
+        CPT_CHECK(k != NULL, "read %s", path);
         if (k == NULL)
             continue;
         for (int pad = RSA_PKCS1_PADDING; pad <= RSA_PKCS1_PSS_PADDING; pad += RSA_PKCS1_PSS_PADDING - 1) {
             size_t siglen = sizeof(sig);
 
-            CHECK(rsa_sign_msg(k, "SHA512", pad, "provider=cptprov", msg, sizeof(msg), sig, &siglen)
+            CPT_CHECK(rsa_sign_msg(k, "SHA512", pad, "provider=cptprov", msg, sizeof(msg), sig, &siglen)
                     && rsa_verify_msg(k, "SHA512", pad, "provider=default", msg, sizeof(msg), sig, siglen)
                     && rsa_verify_msg(k, "SHA512", pad, "provider=cptprov", msg, sizeof(msg), sig, siglen),
                 "RSA-%d pad %d: cptprov signs, both verify", EVP_PKEY_get_bits(k), pad);
@@ -592,7 +576,7 @@ static void test_rsa_large(const char *dir)
         {
             size_t ctlen = sizeof(ct), backlen = sizeof(back);
 
-            CHECK(rsa_crypt(k, "provider=default", 0, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL, 0, msg, sizeof(msg), ct, &ctlen)
+            CPT_CHECK(rsa_crypt(k, "provider=default", 0, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL, 0, msg, sizeof(msg), ct, &ctlen)
                     && rsa_crypt(k, "provider=cptprov", 1, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL, 0, ct, ctlen, back, &backlen)
                     && backlen == sizeof(msg) && memcmp(back, msg, sizeof(msg)) == 0,
                 "RSA-%d: OAEP decryption by cptprov", EVP_PKEY_get_bits(k));
@@ -633,6 +617,5 @@ int main(int argc, char **argv)
     OSSL_PROVIDER_unload(pcpt);
     OSSL_PROVIDER_unload(pdef);
     OSSL_LIB_CTX_free(lc);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return cpt_finish();
 }
