@@ -71,7 +71,7 @@ func (d *Device) modExp(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) 
 		}
 		exp := asym.ModExp
 		if uint8(inst.Op) == cptdrv.MinorModExpPublic {
-			exp = d.publicModuli.ModExp
+			exp = asym.ModExpPublic
 		}
 		res, err := exp(f[2], f[1], f[0])
 		return aeResult(out, res, err, false)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"cptprov/cptdrv"
-	"cptprov/simulator/asym"
 )
 
 // Config sizes the device.
@@ -42,11 +41,9 @@ type Device struct {
 	groups map[uint8]*group
 	faults atomic.Pointer[FaultPlan]
 	keys   keyCache
-	// publicModuli serves MinorModExpPublic.
-	publicModuli asym.ModulusCache
-	wg           sync.WaitGroup
-	stop         chan struct{}
-	once         sync.Once
+	wg     sync.WaitGroup
+	stop   chan struct{}
+	once   sync.Once
 
 	executed, errors, faulted, stalled atomic.Uint64
 }

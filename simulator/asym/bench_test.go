@@ -58,7 +58,7 @@ func BenchmarkModExpPublic(b *testing.B) {
 		c := new(big.Int).Sub(key.N, big.NewInt(12345)).Bytes()
 		b.Run(itoa(bits), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := ModExp(c, e, n); err != nil {
+				if _, err := ModExpPublic(c, e, n); err != nil {
 					b.Fatal(err)
 				}
 			}

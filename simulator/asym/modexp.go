@@ -1,10 +1,6 @@
 package asym
 
-import (
-	"sync"
-
-	"filippo.io/bigmod"
-)
+import "filippo.io/bigmod"
 
 // trimPublic strips the leading zero bytes of a public value (a modulus).
 // Not constant time: only for values whose length may leak.
@@ -49,79 +45,77 @@ func natFor(b []byte, M *bigmod.Modulus) (*bigmod.Nat, error) {
 	return x, nil
 }
 
+// modulusBytes returns a public modulus without its leading zero bytes,
+// or ErrInput unless it is odd and > 1 (Montgomery arithmetic needs both).
+func modulusBytes(m []byte) ([]byte, error) {
+	m = trimPublic(m)
+	if len(m) == 0 || m[len(m)-1]&1 == 0 || (len(m) == 1 && m[0] == 1) {
+		return nil, ErrInput
+	}
+	return m, nil
+}
+
+// fit returns b as exactly size bytes: left-padded, or stripped of excess
+// leading bytes, which must be zero (checked in constant time, so that only
+// validity is revealed).
+func fit(b []byte, size int) ([]byte, error) {
+	if excess := len(b) - size; excess > 0 {
+		var acc byte
+		for _, v := range b[:excess] {
+			acc |= v
+		}
+		if acc != 0 {
+			return nil, ErrInput
+		}
+		return b[excess:], nil
+	}
+	out := make([]byte, size)
+	copy(out[size-len(b):], b)
+	return out, nil
+}
+
 // ModExp computes base^exp mod m. m must be odd and > 1 (RSA moduli are),
 // otherwise ErrInput; base must be < m (it may carry leading zero bytes),
 // otherwise ErrInput. exp may be empty or zero (the result is then 1). The
 // output is len(m) bytes after stripping m's leading zero bytes. Constant
 // time in base and exp for a given length of exp.
 func ModExp(base, exp, m []byte) ([]byte, error) {
-	M, err := oddModulus(m)
+	m, err := modulusBytes(m)
 	if err != nil {
 		return nil, err
 	}
-	x, err := natFor(base, M)
+	b, err := fit(base, len(m))
 	if err != nil {
 		return nil, err
 	}
-	return bigmod.NewNat().Exp(x, exp, M).Bytes(M), nil
+	out, ok := modExpConstTime(b, false, exp, m)
+	if !ok {
+		return nil, ErrInput
+	}
+	return out, nil
 }
 
-// ModulusCache holds the Montgomery constants of recently used public moduli:
-// a verifying or encrypting host uses one RSA key many times, and setting a
-// modulus up costs a third of a public operation. Its zero value is ready.
-type ModulusCache struct {
-	mu sync.Mutex
-	m  map[string]*bigmod.Modulus
-}
-
-// modulusCacheSize bounds the cache; it starts over when full.
-const modulusCacheSize = 64
-
-func (c *ModulusCache) modulus(m []byte) (*bigmod.Modulus, error) {
-	m = trimPublic(m)
-	c.mu.Lock()
-	M := c.m[string(m)]
-	c.mu.Unlock()
-	if M != nil {
-		return M, nil
-	}
-	M, err := oddModulus(m)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= modulusCacheSize {
-		c.m = make(map[string]*bigmod.Modulus)
-	}
-	c.m[string(m)] = M
-	c.mu.Unlock()
-	return M, nil
-}
-
-// ModExp is ModExp for a public exponent of at most 8 bytes (an RSA e),
-// by square-and-multiply in time that depends on the exponent (but not on
-// base): three times faster than the fixed-window exponentiation for e =
-// 65537. The modulus is public too, and cached.
-func (c *ModulusCache) ModExp(base, exp, m []byte) ([]byte, error) {
+// ModExpPublic is ModExp for a public base, exponent and modulus (an RSA
+// verification or encryption), in variable time, with the Montgomery
+// constants of recently used moduli cached. The exponent has at most 8
+// bytes (an RSA e), as the device's public-exponent opcode requires.
+func ModExpPublic(base, exp, m []byte) ([]byte, error) {
 	if len(exp) > 8 {
 		return nil, ErrInput
 	}
-	var e uint64
-	for _, b := range exp {
-		e = e<<8 | uint64(b)
-	}
-	M, err := c.modulus(m)
+	m, err := modulusBytes(m)
 	if err != nil {
 		return nil, err
 	}
-	x, err := natFor(base, M)
+	b, err := fit(base, len(m))
 	if err != nil {
 		return nil, err
 	}
-	if e == 0 {
-		return bigmod.NewNat().Exp(x, nil, M).Bytes(M), nil
+	out, ok := modExpPublic(b, exp, m)
+	if !ok {
+		return nil, ErrInput
 	}
-	return bigmod.NewNat().ExpShortVarTime(x, uint(e), M).Bytes(M), nil
+	return out, nil
 }
 
 // ModExpCRT computes c^d mod n for an RSA private key given in CRT form
@@ -141,7 +135,8 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	N, err := bigmod.NewModulusProduct(trimPublic(p), trimPublic(q))
+	p, q = trimPublic(p), trimPublic(q)
+	N, err := bigmod.NewModulusProduct(p, q)
 	if err != nil {
 		return nil, ErrInput
 	}
@@ -153,25 +148,36 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	cB := C.Bytes(N)
 
-	// m2 = c^dQ mod q on a second goroutine while this one computes
-	// m1 = c^dP mod p: the two halves are independent, and a device has
-	// engines to spare for them, which halves a lone operation's latency.
-	// A panic there must not kill the host: it becomes ErrInput here.
-	var m2 *bigmod.Nat
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() { _ = recover() }()
-		m2 = bigmod.NewNat().Exp(bigmod.NewNat().Mod(C, Q), dQ, Q)
-	}()
-	t0 := bigmod.NewNat()
-	m := bigmod.NewNat().Exp(t0.Mod(C, P), dP, P)
-	<-done
-	if m2 == nil {
+	// The halves m1 = c^dP mod p and m2 = c^dQ mod q are independent: both
+	// in one call where libcrypto pairs them (IFMA), otherwise m2 on a
+	// second goroutine while this one computes m1, as a device has engines
+	// to spare for them; either way a lone operation's latency halves.
+	var m1B, m2B []byte
+	ok1, ok2 := false, false
+	if len(p) == len(q) && pairedHalves(len(p)) {
+		m1B, m2B, ok1 = modExpPairConstTime(cB, dP, p, dQ, q)
+		ok2 = ok1
+	} else {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			m2B, ok2 = modExpConstTime(cB, true, dQ, q)
+		}()
+		m1B, ok1 = modExpConstTime(cB, true, dP, p)
+		<-done
+	}
+	if !ok1 || !ok2 {
+		return nil, ErrInput
+	}
+	m, err1 := bigmod.NewNat().SetBytes(m1B, P)
+	m2, err2 := bigmod.NewNat().SetBytes(m2B, Q)
+	if err1 != nil || err2 != nil {
 		return nil, ErrInput
 	}
 	// h = (m1 - m2) * qInv mod p
+	t0 := bigmod.NewNat()
 	m.Sub(t0.Mod(m2, P), P)
 	m.Mul(QInv, P)
 	// m = m2 + h*q mod n

@@ -344,13 +344,13 @@ func TestRSAPKCS1v15Signature(t *testing.T) {
 	}
 }
 
-// TestModulusCacheModExp checks the public-exponent path against math/big
-// on random odd moduli, exponents of 0 to 8 bytes, moduli seen again (from
-// the cache) and more moduli than the cache holds.
-func TestModulusCacheModExp(t *testing.T) {
-	var c ModulusCache
+// TestModExpPublic checks the public-exponent path against math/big on
+// random odd moduli, exponents of 0 to 8 bytes, moduli seen again (from the
+// cache) and more moduli than the cache holds (64), from several goroutines
+// so that entries are evicted while in use.
+func TestModExpPublic(t *testing.T) {
 	var moduli [][]byte
-	for i := 0; i < modulusCacheSize+10; i++ {
+	for i := 0; i < 64+10; i++ {
 		mb := make([]byte, 1+mrand.IntN(300))
 		rand.Read(mb)
 		mb[len(mb)-1] |= 1
@@ -358,32 +358,37 @@ func TestModulusCacheModExp(t *testing.T) {
 			moduli = append(moduli, mb)
 		}
 	}
-	for round := 0; round < 3; round++ {
-		for _, mb := range moduli {
-			m := new(big.Int).SetBytes(mb)
-			base := randBelow(t, m)
-			eb := make([]byte, mrand.IntN(9))
-			rand.Read(eb)
-			got, err := c.ModExp(base.Bytes(), eb, mb)
-			if err != nil {
-				t.Fatal(err)
+	var wg sync.WaitGroup
+	for g := 0; g < 3; g++ {
+		wg.Go(func() {
+			for round := 0; round < 3; round++ {
+				for _, mb := range moduli {
+					m := new(big.Int).SetBytes(mb)
+					base := randBelow(t, m)
+					eb := make([]byte, mrand.IntN(9))
+					rand.Read(eb)
+					got, err := ModExpPublic(base.Bytes(), eb, mb)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					want := new(big.Int).Exp(base, new(big.Int).SetBytes(eb), m)
+					if !bytes.Equal(got, pad(want.Bytes(), len(trimPublic(mb)))) {
+						t.Errorf("modulus of %d bytes, exponent %x: mismatch", len(mb), eb)
+						return
+					}
+				}
 			}
-			want := new(big.Int).Exp(base, new(big.Int).SetBytes(eb), m)
-			if !bytes.Equal(got, pad(want.Bytes(), len(trimPublic(mb)))) {
-				t.Fatalf("modulus of %d bytes, exponent %x: mismatch", len(mb), eb)
-			}
-		}
+		})
 	}
-	if len(c.m) > modulusCacheSize {
-		t.Fatalf("cache holds %d moduli", len(c.m))
-	}
+	wg.Wait()
 	for _, tc := range []struct{ base, exp, m []byte }{
 		{[]byte{1}, make([]byte, 9), []byte{0xfb}},    // exponent too long
 		{[]byte{1}, []byte{3}, []byte{0xfa}},          // even modulus
 		{[]byte{0xfc}, []byte{3}, []byte{0xfb}},       // base not below m
 		{[]byte{1}, []byte{3}, []byte{0, 0, 0, 0, 1}}, // modulus 1
 	} {
-		if _, err := c.ModExp(tc.base, tc.exp, tc.m); err != ErrInput {
+		if _, err := ModExpPublic(tc.base, tc.exp, tc.m); err != ErrInput {
 			t.Errorf("ModExp(%x, %x, %x): %v, want ErrInput", tc.base, tc.exp, tc.m, err)
 		}
 	}
