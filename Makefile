@@ -73,6 +73,7 @@ bench: all $(BUILD)/bench_fibercall
 	$(BUILD)/bench_fibercall --provider-path $(BUILD)
 	tests/bench.sh
 	tests/bench.sh -b "1024 16384" -a 8 aes-256-gcm
+	tests/bench_pk.sh
 
 clean:
 	rm -rf $(BUILD)
