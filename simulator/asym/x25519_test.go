@@ -87,7 +87,7 @@ func TestX25519DiffieHellman(t *testing.T) {
 }
 
 func TestX25519AgainstCryptoECDH(t *testing.T) {
-	for i := 0; i < 20; i++ {
+	for i := 0; i < 1000; i++ {
 		a, _ := ecdh.X25519().GenerateKey(rand.Reader)
 		b, _ := ecdh.X25519().GenerateKey(rand.Reader)
 		pub, err := X25519Base(a.Bytes())
@@ -131,5 +131,38 @@ func TestX25519Rejects(t *testing.T) {
 	}
 	if _, err := X25519Base(k[:16]); !errors.Is(err, ErrInput) {
 		t.Error("short scalar accepted by X25519Base")
+	}
+}
+
+// TestX25519PortableLadder runs the RFC 7748 vectors on the portable
+// ladder (the assembly one serves the other tests where the CPU has it) and
+// compares the two on random scalars and u-coordinates, including ones with
+// the top bit set and non-canonical ones (p <= u < 2^255).
+func TestX25519PortableLadder(t *testing.T) {
+	if !useFe64 {
+		t.Skip("the portable ladder is the only one here")
+	}
+	useFe64 = false
+	t.Cleanup(func() { useFe64 = true })
+	TestX25519RFC7748Vectors(t)
+	for i := 0; i < 500; i++ {
+		k, u := make([]byte, 32), make([]byte, 32)
+		rand.Read(k)
+		rand.Read(u)
+		if i%10 == 0 { // p + small, possibly with the top bit set
+			for j := range u {
+				u[j] = 0xff
+			}
+			u[0] = 0xed + byte(i%18)
+			u[31] = 0x7f | byte(i%2)<<7
+		}
+		useFe64 = false
+		portable, err1 := X25519(k, u)
+		useFe64 = true
+		asm, err2 := X25519(k, u)
+		useFe64 = false
+		if !errors.Is(err1, err2) || !bytes.Equal(portable, asm) {
+			t.Fatalf("k %x u %x: portable %x (%v), assembly %x (%v)", k, u, portable, err1, asm, err2)
+		}
 	}
 }
