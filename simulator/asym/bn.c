@@ -14,6 +14,41 @@
 #include <pthread.h>
 #include <string.h>
 
+/*
+ * One BN_CTX per thread, kept: creating one per operation cost a
+ * noticeable share of a public RSA operation. The key's destructor frees
+ * it when the thread exits, so nothing leaks.
+ */
+static pthread_key_t ctx_key;
+static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
+static int ctx_key_ok;
+
+static void ctx_free(void *ctx)
+{
+	BN_CTX_free(ctx);
+}
+
+static void ctx_init(void)
+{
+	ctx_key_ok = pthread_key_create(&ctx_key, ctx_free) == 0;
+}
+
+static BN_CTX *thread_ctx(void)
+{
+	BN_CTX *ctx;
+
+	pthread_once(&ctx_once, ctx_init);
+	if (!ctx_key_ok)
+		return NULL;
+	if ((ctx = pthread_getspecific(ctx_key)) == NULL) {
+		ctx = BN_CTX_new();
+		if (ctx != NULL && pthread_setspecific(ctx_key, ctx) != 0) {
+					ctx = NULL;
+		}
+	}
+	return ctx;
+}
+
 /* load is BN_bin2bn with the constant-time flag set: OpenSSL's exponentiation
  * and scalar multiplication then take their fixed-window paths. */
 static BIGNUM *load(const uint8_t *b, size_t len, int secret)
@@ -41,7 +76,7 @@ static int reduce(BIGNUM *r, const BIGNUM *a, const BIGNUM *m, BN_CTX *ctx)
 int cpt_bn_modexp(uint8_t *out, const uint8_t *base, size_t blen, int reduce_base,
 		  const uint8_t *exp, size_t elen, const uint8_t *mod, size_t mlen)
 {
-	BN_CTX *ctx = BN_CTX_new();
+	BN_CTX *ctx = thread_ctx();
 	BIGNUM *a = load(base, blen, 1), *e = load(exp, elen, 1), *m = load(mod, mlen, 0);
 	BIGNUM *r = BN_new();
 	int ok = 0;
@@ -61,7 +96,6 @@ end:
 	BN_clear_free(e);
 	BN_free(m);
 	BN_clear_free(r);
-	BN_CTX_free(ctx);
 	return ok;
 }
 
@@ -69,7 +103,7 @@ int cpt_bn_modexp_x2(uint8_t *out1, uint8_t *out2, const uint8_t *base, size_t b
 		     const uint8_t *exp1, size_t e1len, const uint8_t *mod1,
 		     const uint8_t *exp2, size_t e2len, const uint8_t *mod2, size_t mlen)
 {
-	BN_CTX *ctx = BN_CTX_new();
+	BN_CTX *ctx = thread_ctx();
 	BIGNUM *a = load(base, blen, 1), *a1 = BN_new(), *a2 = BN_new();
 	BIGNUM *e1 = load(exp1, e1len, 1), *m1 = load(mod1, mlen, 0);
 	BIGNUM *e2 = load(exp2, e2len, 1), *m2 = load(mod2, mlen, 0);
@@ -103,7 +137,6 @@ end:
 	BN_clear_free(r2);
 	BN_MONT_CTX_free(mont1);
 	BN_MONT_CTX_free(mont2);
-	BN_CTX_free(ctx);
 	return ok;
 }
 
@@ -184,11 +217,11 @@ static struct mont_entry *mont_get(const uint8_t *mod, size_t len, BN_CTX *ctx)
 	return e;
 }
 
-int cpt_bn_modexp_public(uint8_t *out, const uint8_t *base, const uint8_t *exp, size_t elen,
-			 const uint8_t *mod, size_t mlen)
+int cpt_bn_modexp_public(uint8_t *out, const uint8_t *base, size_t blen, const uint8_t *exp,
+			 size_t elen, const uint8_t *mod, size_t mlen)
 {
-	BN_CTX *ctx = BN_CTX_new();
-	BIGNUM *a = load(base, mlen, 0), *e = load(exp, elen, 0), *r = BN_new();
+	BN_CTX *ctx = thread_ctx();
+	BIGNUM *a = load(base, blen, 0), *e = load(exp, elen, 0), *r = BN_new();
 	struct mont_entry *m = NULL;
 	int ok = 0;
 
@@ -204,7 +237,6 @@ end:
 	BN_free(a);
 	BN_free(e);
 	BN_free(r);
-	BN_CTX_free(ctx);
 	return ok;
 }
 
@@ -226,7 +258,7 @@ int cpt_p256_mul(uint8_t out[65], const uint8_t *gk, const uint8_t *pk, const ui
 	int ret = CPT_BN_ERROR;
 
 	pthread_once(&p256_once, p256_init);
-	if (p256 == NULL || (ctx = BN_CTX_new()) == NULL)
+	if (p256 == NULL || (ctx = thread_ctx()) == NULL)
 		return CPT_BN_ERROR;
 	if ((gk != NULL && (g = load(gk, 32, 1)) == NULL) ||
 	    (pk != NULL && (k = load(pk, 32, 1)) == NULL) || (r = EC_POINT_new(p256)) == NULL)
@@ -252,6 +284,5 @@ end:
 	BN_clear_free(k);
 	EC_POINT_free(p);
 	EC_POINT_clear_free(r);
-	BN_CTX_free(ctx);
 	return ret;
 }

@@ -56,7 +56,7 @@ func modExpPairConstTime(base, e1, m1, e2, m2 []byte) (r1, r2 []byte, ok bool) {
 // Montgomery constants of m are cached.
 func modExpPublic(base, exp, m []byte) ([]byte, bool) {
 	out := make([]byte, len(m))
-	ok := C.cpt_bn_modexp_public(ptr(out), ptr(base), ptr(exp), C.size_t(len(exp)), ptr(m), C.size_t(len(m)))
+	ok := C.cpt_bn_modexp_public(ptr(out), ptr(base), C.size_t(len(base)), ptr(exp), C.size_t(len(exp)), ptr(m), C.size_t(len(m)))
 	return out, ok == 1
 }
 

@@ -107,11 +107,7 @@ func ModExpPublic(base, exp, m []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := fit(base, len(m))
-	if err != nil {
-		return nil, err
-	}
-	out, ok := modExpPublic(b, exp, m)
+	out, ok := modExpPublic(base, exp, m) // checks base < m
 	if !ok {
 		return nil, ErrInput
 	}
