@@ -76,8 +76,19 @@ const (
 func Op(major, minor uint8) uint16 { return uint16(major)<<8 | uint16(minor) }
 
 // Ciphers carried in Param1 of MajorFC instructions.
+//
+// For the block and stream modes (every cipher but CipherAESGCM) the
+// context's IV field is the running state the driver loads and the engine
+// writes back after each instruction: the CBC chaining block, or the CTR
+// counter block of the next keystream block to generate. DLen of a CBC
+// instruction (with the FlagCtxData prefix) must be a multiple of 16; the
+// driver buffers partial blocks and does the padding, as the real driver
+// does. A CTR stream keeps the unused rest of a partly used keystream block
+// in the context's Engine area across instructions; FlagStart discards it.
 const (
 	CipherAESGCM uint16 = 1
+	CipherAESCBC uint16 = 2
+	CipherAESCTR uint16 = 3
 )
 
 // Flags carried in Param2 of MajorFC instructions.
@@ -100,6 +111,11 @@ const (
 	// message stays open. It spares the driver an instruction for EVP's
 	// final, which usually follows the last data piece.
 	FlagRunningTag uint16 = 1 << 5
+	// FlagCtxData: the AADLen bytes in the context's AAD field are data
+	// that precede the data at DPtr (a block the driver completed from its
+	// buffer); their output precedes the output at RPtr. The engine sets
+	// AADLen to 0 once it has used them.
+	FlagCtxData uint16 = 1 << 6
 )
 
 // Instruction is one 64-byte CPT instruction; see the package documentation.

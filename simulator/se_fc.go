@@ -1,6 +1,8 @@
 package simulator
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/subtle"
 	"sync"
 	"sync/atomic"
@@ -17,7 +19,14 @@ var _ [len(cptdrv.CipherContext{}.Engine) - int(unsafe.Sizeof(aesgcm.State{}))]b
 // flexiCrypto executes a MajorFC instruction: one piece of an AEAD stream on
 // the context at CPtr.
 func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
-	if inst.Param1 != cptdrv.CipherAESGCM || inst.CPtr == 0 {
+	if inst.CPtr == 0 {
+		return cptdrv.CompBadInst, 0, 0
+	}
+	switch inst.Param1 {
+	case cptdrv.CipherAESGCM:
+	case cptdrv.CipherAESCBC, cptdrv.CipherAESCTR:
+		return d.blockMode(inst)
+	default:
 		return cptdrv.CompBadInst, 0, 0
 	}
 	minor := uint8(inst.Op)
@@ -31,7 +40,7 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 	if ctx.KeyLen == 0 || ctx.IVLen > uint32(len(ctx.IV)) || ctx.AADLen > uint32(len(ctx.AAD)) {
 		return cptdrv.CompGood, cptdrv.UCBadContext, 0
 	}
-	k, err := d.keys.get(ctx)
+	k, err := d.keys.gcm(ctx)
 	if err != nil {
 		return cptdrv.CompGood, cptdrv.UCBadKey, 0
 	}
@@ -108,8 +117,8 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 }
 
 // keyCache holds the expanded form of the keys the engines have seen, as a
-// real engine caches contexts: by key ID, checked against the key bytes so a
-// stale ID can never select the wrong key.
+// real engine caches contexts: by key ID, checked against the key bytes and
+// the cipher so a stale ID can never select the wrong key.
 type keyCache struct {
 	// recent is a direct-mapped cache in front of m: the hot path is one
 	// atomic load, no hashing.
@@ -118,23 +127,25 @@ type keyCache struct {
 }
 
 type cachedKey struct {
-	id  uint64
-	raw [32]byte
-	n   uint32
-	k   *aesgcm.Key
+	id   uint64
+	raw  [32]byte
+	n    uint32
+	kind uint16 // cptdrv.Cipher* of the context
+	k    any    // *aesgcm.Key or cipher.Block
 }
 
-func (ck *cachedKey) matches(ctx *cptdrv.CipherContext) bool {
-	return ck != nil && ck.id == ctx.KeyID && ck.n == ctx.KeyLen && ck.raw == ctx.Key
+func (ck *cachedKey) matches(ctx *cptdrv.CipherContext, kind uint16) bool {
+	return ck != nil && ck.id == ctx.KeyID && ck.kind == kind && ck.n == ctx.KeyLen && ck.raw == ctx.Key
 }
 
-func (c *keyCache) get(ctx *cptdrv.CipherContext) (*aesgcm.Key, error) {
+// get returns the cached expansion of ctx's key for kind, or builds it.
+func (c *keyCache) get(ctx *cptdrv.CipherContext, kind uint16, build func([]byte) (any, error)) (any, error) {
 	slot := &c.recent[ctx.KeyID%uint64(len(c.recent))]
-	if ck := slot.Load(); ck.matches(ctx) {
+	if ck := slot.Load(); ck.matches(ctx, kind) {
 		return ck.k, nil
 	}
 	if v, ok := c.m.Load(ctx.KeyID); ok {
-		if ck := v.(*cachedKey); ck.matches(ctx) {
+		if ck := v.(*cachedKey); ck.matches(ctx, kind) {
 			slot.Store(ck)
 			return ck.k, nil
 		}
@@ -142,14 +153,31 @@ func (c *keyCache) get(ctx *cptdrv.CipherContext) (*aesgcm.Key, error) {
 	if ctx.KeyLen > uint32(len(ctx.Key)) {
 		return nil, errBadKey
 	}
-	k, err := aesgcm.NewKey(ctx.Key[:ctx.KeyLen])
+	k, err := build(ctx.Key[:ctx.KeyLen])
 	if err != nil {
 		return nil, err
 	}
-	ck := &cachedKey{id: ctx.KeyID, raw: ctx.Key, n: ctx.KeyLen, k: k}
+	ck := &cachedKey{id: ctx.KeyID, raw: ctx.Key, n: ctx.KeyLen, kind: kind, k: k}
 	c.m.Store(ctx.KeyID, ck)
 	slot.Store(ck)
 	return k, nil
+}
+
+func (c *keyCache) gcm(ctx *cptdrv.CipherContext) (*aesgcm.Key, error) {
+	k, err := c.get(ctx, cptdrv.CipherAESGCM, func(key []byte) (any, error) { return aesgcm.NewKey(key) })
+	if err != nil {
+		return nil, err
+	}
+	return k.(*aesgcm.Key), nil
+}
+
+// aes returns the AES block cipher of ctx's key (CBC and CTR share it).
+func (c *keyCache) aes(ctx *cptdrv.CipherContext) (cipher.Block, error) {
+	k, err := c.get(ctx, cptdrv.CipherAESCBC, func(key []byte) (any, error) { return aes.NewCipher(key) })
+	if err != nil {
+		return nil, err
+	}
+	return k.(cipher.Block), nil
 }
 
 func (c *keyCache) forget(id uint64) {

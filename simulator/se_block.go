@@ -1,0 +1,149 @@
+package simulator
+
+import (
+	"bytes"
+	"crypto/cipher"
+	"crypto/subtle"
+	"unsafe"
+
+	"cptprov/cptdrv"
+)
+
+// blockState is what a block or stream mode keeps in the context's Engine
+// area between instructions.
+type blockState struct {
+	ks   [16]byte // CTR: the current keystream block
+	used uint8    // CTR: bytes of ks already used; 0 when none is left
+}
+
+var _ [len(cptdrv.CipherContext{}.Engine) - int(unsafe.Sizeof(blockState{}))]byte
+
+// blockMode executes a MajorFC instruction of a block or stream mode (see
+// cptdrv.CipherAESCBC): the optional context prefix, then the data at DPtr,
+// with the running IV read from and written back to the context.
+func (d *Device) blockMode(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
+	minor := uint8(inst.Op)
+	if minor != cptdrv.MinorEnc && minor != cptdrv.MinorDec {
+		return cptdrv.CompBadInst, 0, 0
+	}
+	flags := inst.Param2
+	if flags&^(cptdrv.FlagStart|cptdrv.FlagCtxData) != 0 {
+		return cptdrv.CompBadInst, 0, 0
+	}
+	ctx := cptdrv.ContextAt(inst.CPtr)
+	ctx.TagValid = 0
+	if ctx.KeyLen == 0 || ctx.IVLen != 16 || ctx.AADLen > uint32(len(ctx.AAD)) {
+		return cptdrv.CompGood, cptdrv.UCBadContext, 0
+	}
+	b, err := d.keys.aes(ctx)
+	if err != nil {
+		return cptdrv.CompGood, cptdrv.UCBadKey, 0
+	}
+	st := (*blockState)(unsafe.Pointer(&ctx.Engine))
+	if flags&cptdrv.FlagStart != 0 {
+		*st = blockState{}
+	}
+	var prefix []byte
+	if flags&cptdrv.FlagCtxData != 0 {
+		prefix = append([]byte(nil), ctx.AAD[:ctx.AADLen]...)
+		ctx.AADLen = 0
+	}
+	n := int(inst.DLen)
+	total := len(prefix) + n
+	if total == 0 {
+		return cptdrv.CompGood, cptdrv.UCSuccess, 0
+	}
+	if int(inst.RLen) < total || inst.RPtr == 0 || (n > 0 && inst.DPtr == 0) {
+		return cptdrv.CompBadInst, 0, 0
+	}
+	in := cptdrv.Bytes(inst.DPtr, n)
+	out := cptdrv.Bytes(inst.RPtr, total)
+	iv := ctx.IV[:16]
+	switch inst.Param1 {
+	case cptdrv.CipherAESCBC:
+		if total%16 != 0 {
+			return cptdrv.CompGood, cptdrv.UCBadLength, 0
+		}
+		enc := minor == cptdrv.MinorEnc
+		cbcCrypt(b, enc, iv, out[:len(prefix)], prefix)
+		cbcCrypt(b, enc, iv, out[len(prefix):], in)
+	case cptdrv.CipherAESCTR:
+		ctrCrypt(b, st, iv, out[:len(prefix)], prefix)
+		ctrCrypt(b, st, iv, out[len(prefix):], in)
+	}
+	return cptdrv.CompGood, cptdrv.UCSuccess, uint32(total)
+}
+
+// cbcCrypt runs CBC over whole blocks and leaves the next chaining block in
+// iv. Buffers that overlap other than exactly (an in-place update whose
+// output is shifted by a buffered partial block) are tolerated by reading
+// from a copy: the result is as defined as it is for OpenSSL's own code.
+func cbcCrypt(b cipher.Block, enc bool, iv, dst, src []byte) {
+	if len(src) == 0 {
+		return
+	}
+	if inexactOverlap(dst, src) {
+		src = bytes.Clone(src)
+	}
+	var next [16]byte
+	if enc {
+		cipher.NewCBCEncrypter(b, iv).CryptBlocks(dst, src)
+		copy(next[:], dst[len(dst)-16:])
+	} else {
+		copy(next[:], src[len(src)-16:]) // before an in-place decryption overwrites it
+		cipher.NewCBCDecrypter(b, iv).CryptBlocks(dst, src)
+	}
+	copy(iv, next[:])
+}
+
+// ctrCrypt XORs src with the CTR keystream: first what is left of the
+// current keystream block, then whole blocks from the counter in ctr
+// (128-bit big-endian, as OpenSSL and NIST SP 800-38A count), then part of
+// a new block whose rest is kept for the next instruction.
+func ctrCrypt(b cipher.Block, st *blockState, ctr, dst, src []byte) {
+	if len(src) == 0 {
+		return
+	}
+	if inexactOverlap(dst, src) {
+		src = bytes.Clone(src)
+	}
+	if st.used != 0 {
+		k := min(len(src), 16-int(st.used))
+		subtle.XORBytes(dst[:k], src[:k], st.ks[st.used:int(st.used)+k])
+		st.used += uint8(k)
+		if st.used == 16 {
+			st.used = 0
+		}
+		dst, src = dst[k:], src[k:]
+	}
+	full := len(src) &^ 15
+	if full > 0 {
+		cipher.NewCTR(b, ctr).XORKeyStream(dst[:full], src[:full])
+		addCounter(ctr, uint64(full/16))
+	}
+	if rest := len(src) - full; rest > 0 {
+		b.Encrypt(st.ks[:], ctr)
+		addCounter(ctr, 1)
+		subtle.XORBytes(dst[full:], src[full:], st.ks[:rest])
+		st.used = uint8(rest)
+	}
+}
+
+// addCounter adds n to the 128-bit big-endian counter block ctr.
+func addCounter(ctr []byte, n uint64) {
+	for i := 15; i >= 0 && n != 0; i-- {
+		s := uint64(ctr[i]) + n&0xff
+		ctr[i] = byte(s)
+		n = n>>8 + s>>8
+	}
+}
+
+// inexactOverlap reports whether dst[:len(src)] and src share memory
+// without being the same slice, which crypto/cipher refuses.
+func inexactOverlap(dst, src []byte) bool {
+	if len(src) == 0 || &dst[0] == &src[0] {
+		return false
+	}
+	d, s := uintptr(unsafe.Pointer(&dst[0])), uintptr(unsafe.Pointer(&src[0]))
+	return d < s+uintptr(len(src)) && s < d+uintptr(len(src))
+}

@@ -1,0 +1,158 @@
+package simulator
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"math/rand"
+	"testing"
+	"unsafe"
+
+	"cptprov/cptdrv"
+)
+
+// blockStream runs msg through the device as a CBC or CTR stream in random
+// pieces (for CBC, whole blocks, some of them carried as the context
+// prefix), synchronously or not, in place or not, and returns the output.
+func blockStream(t *testing.T, q *cptdrv.Queue, cipherID uint16, enc, async, inPlace bool, key, iv, msg []byte, rng *rand.Rand) []byte {
+	t.Helper()
+	ctxMem := dmaBuf(t, int(unsafe.Sizeof(cptdrv.CipherContext{})))
+	ctx := cptdrv.ContextAt(cptdrv.Addr(ctxMem))
+	copy(ctx.Key[:], key)
+	ctx.KeyLen = uint32(len(key))
+	ctx.KeyID = rng.Uint64()
+	copy(ctx.IV[:], iv)
+	ctx.IVLen = 16
+	in := dmaBuf(t, len(msg)+1)
+	copy(in, msg)
+	out := in
+	if !inPlace {
+		out = dmaBuf(t, len(msg)+1)
+	}
+	minor := uint8(cptdrv.MinorDec)
+	if enc {
+		minor = cptdrv.MinorEnc
+	}
+	exec := func(inst cptdrv.Instruction) cptdrv.Result {
+		inst.Op = cptdrv.Op(cptdrv.MajorFC, minor)
+		inst.Param1 = cipherID
+		inst.CPtr = cptdrv.Addr(ctxMem)
+		if !async {
+			res, err := q.Do(&inst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		ch := make(chan cptdrv.Result, 1)
+		if err := q.Submit(&inst, func(r cptdrv.Result) { ch <- r }); err != nil {
+			t.Fatal(err)
+		}
+		return <-ch
+	}
+	unit := 1
+	if cipherID == cptdrv.CipherAESCBC {
+		unit = 16
+	}
+	flags := cptdrv.FlagStart
+	for off := 0; off < len(msg); {
+		n := unit * (1 + rng.Intn((len(msg)-off)/unit))
+		inst := cptdrv.Instruction{Param2: flags}
+		pre := 0
+		if !inPlace && rng.Intn(3) == 0 {
+			// The first bytes (a block for CBC) travel in the context.
+			pre = min(n, unit*(1+rng.Intn(64/unit)))
+			copy(ctx.AAD[:], msg[off:off+pre])
+			ctx.AADLen = uint32(pre)
+			inst.Param2 |= cptdrv.FlagCtxData
+		}
+		inst.DPtr, inst.DLen = cptdrv.Addr(in[off+pre:]), uint32(n-pre)
+		inst.RPtr, inst.RLen = cptdrv.Addr(out[off:]), uint32(n)
+		r := exec(inst)
+		if r.CompCode != cptdrv.CompGood || r.UCCode != cptdrv.UCSuccess || r.RLen != uint32(n) {
+			t.Fatalf("piece at %d of %d bytes: %+v", off, n, r)
+		}
+		if ctx.AADLen != 0 {
+			t.Fatal("prefix not consumed")
+		}
+		flags, off = 0, off+n
+	}
+	return append([]byte(nil), out[:len(msg)]...)
+}
+
+func TestBlockModesThroughDevice(t *testing.T) {
+	_, q := newQueue(t, Config{SEEngines: 2})
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 300; i++ {
+		key := make([]byte, []int{16, 24, 32}[i%3])
+		iv := make([]byte, 16)
+		rng.Read(key)
+		rng.Read(iv)
+		if i%10 == 0 { // the counter wraps around 2^128 inside the message
+			for j := range iv {
+				iv[j] = 0xff
+			}
+			iv[15] = 0xfe
+		}
+		blocks := rng.Intn(80)
+		if i%50 == 0 {
+			blocks = 4096
+		}
+		b, _ := aes.NewCipher(key)
+		async, inPlace := i%2 == 1, i%4 >= 2
+
+		msg := make([]byte, 16*blocks)
+		rng.Read(msg)
+		want := make([]byte, len(msg))
+		cipher.NewCBCEncrypter(b, iv).CryptBlocks(want, msg)
+		if got := blockStream(t, q, cptdrv.CipherAESCBC, true, async, inPlace, key, iv, msg, rng); !bytes.Equal(got, want) {
+			t.Fatalf("CBC encrypt, %d blocks: mismatch", blocks)
+		}
+		if got := blockStream(t, q, cptdrv.CipherAESCBC, false, async, inPlace, key, iv, want, rng); !bytes.Equal(got, msg) {
+			t.Fatalf("CBC decrypt, %d blocks: mismatch", blocks)
+		}
+
+		msg = msg[:len(msg)-rng.Intn(16)*min(1, len(msg))]
+		want = make([]byte, len(msg))
+		cipher.NewCTR(b, iv).XORKeyStream(want, msg)
+		for _, enc := range []bool{true, false} {
+			if got := blockStream(t, q, cptdrv.CipherAESCTR, enc, async, inPlace, key, iv, msg, rng); !bytes.Equal(got, want) {
+				t.Fatalf("CTR, %d bytes: mismatch", len(msg))
+			}
+		}
+	}
+}
+
+// A CBC instruction that is not whole blocks is refused, and so is one
+// whose output area is too small; neither writes anything.
+func TestBlockModeBadInstructions(t *testing.T) {
+	_, q := newQueue(t, Config{SEEngines: 1})
+	ctxMem := dmaBuf(t, int(unsafe.Sizeof(cptdrv.CipherContext{})))
+	ctx := cptdrv.ContextAt(cptdrv.Addr(ctxMem))
+	ctx.KeyLen, ctx.KeyID, ctx.IVLen = 16, 7, 16
+	buf := dmaBuf(t, 64)
+	for _, tc := range []struct {
+		name      string
+		inst      cptdrv.Instruction
+		comp, ucc uint8
+	}{
+		{"partial CBC block", cptdrv.Instruction{Param1: cptdrv.CipherAESCBC, DLen: 15, RLen: 15}, cptdrv.CompGood, cptdrv.UCBadLength},
+		{"short output", cptdrv.Instruction{Param1: cptdrv.CipherAESCTR, DLen: 32, RLen: 16}, cptdrv.CompBadInst, 0},
+		{"unknown flag", cptdrv.Instruction{Param1: cptdrv.CipherAESCTR, Param2: cptdrv.FlagFinal, DLen: 16, RLen: 16}, cptdrv.CompBadInst, 0},
+		{"unknown cipher", cptdrv.Instruction{Param1: 99, DLen: 16, RLen: 16}, cptdrv.CompBadInst, 0},
+	} {
+		inst := tc.inst
+		inst.Op = cptdrv.Op(cptdrv.MajorFC, cptdrv.MinorEnc)
+		inst.CPtr = cptdrv.Addr(ctxMem)
+		inst.DPtr, inst.RPtr = cptdrv.Addr(buf), cptdrv.Addr(buf)
+		res, err := q.Do(&inst)
+		if err != nil || res.CompCode != tc.comp || res.UCCode != tc.ucc {
+			t.Errorf("%s: %+v, %v", tc.name, res, err)
+		}
+	}
+	ctx.IVLen = 12 // not a block mode's IV
+	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorFC, cptdrv.MinorEnc), Param1: cptdrv.CipherAESCBC, CPtr: cptdrv.Addr(ctxMem), DLen: 16, RLen: 16, DPtr: cptdrv.Addr(buf), RPtr: cptdrv.Addr(buf)}
+	if res, _ := q.Do(&inst); res.UCCode != cptdrv.UCBadContext {
+		t.Errorf("bad IV length: %+v", res)
+	}
+}
