@@ -27,6 +27,8 @@ const (
 	ReasonTimeout
 	ReasonInvalidKey
 	ReasonVerifyFailed
+	ReasonWrongFinalBlockLength
+	ReasonBadDecrypt
 )
 
 // Error is an operation failure with the reason OpenSSL will show.

@@ -167,12 +167,6 @@ func TestGCMErrors(t *testing.T) {
 	g := CipherByID(AlgAES128GCM)
 	st := dma(t, int(g.StateSize()))
 	buf := dma(t, 64)
-	reason := func(err *Error) Reason {
-		if err == nil {
-			return 0
-		}
-		return err.Reason
-	}
 	if r := reason(g.Init(env, ptr(st), true, make([]byte, 17), true, nil, false, Params{})); r != ReasonInvalidKeyLength {
 		t.Fatalf("17-byte key: reason %d", r)
 	}
@@ -307,4 +301,12 @@ func TestGCMTLS12Records(t *testing.T) {
 			}
 		}
 	}
+}
+
+// reason is err's reason code, 0 for no error.
+func reason(err *Error) Reason {
+	if err == nil {
+		return 0
+	}
+	return err.Reason
 }

@@ -40,11 +40,19 @@
 #define CPT_R_TIMEOUT 17
 #define CPT_R_INVALID_KEY 18
 #define CPT_R_VERIFY_FAILED 19
+#define CPT_R_WRONG_FINAL_BLOCK_LENGTH 20
+#define CPT_R_BAD_DECRYPT 21
 
 /* Cipher algorithm ids (dispatch.Alg*). */
 #define CPT_ALG_AES_128_GCM 1
 #define CPT_ALG_AES_192_GCM 2
 #define CPT_ALG_AES_256_GCM 3
+#define CPT_ALG_AES_128_CBC 4
+#define CPT_ALG_AES_192_CBC 5
+#define CPT_ALG_AES_256_CBC 6
+#define CPT_ALG_AES_128_CTR 7
+#define CPT_ALG_AES_192_CTR 8
+#define CPT_ALG_AES_256_CTR 9
 
 /* Key type ids (dispatch.Key*). */
 #define CPT_KEY_X25519 1

@@ -27,6 +27,8 @@ const OSSL_ITEM cptprov_reason_strings[] = {
     { CPT_R_TIMEOUT, "device timeout" },
     { CPT_R_INVALID_KEY, "invalid key" },
     { CPT_R_VERIFY_FAILED, "signature verification failed" },
+    { CPT_R_WRONG_FINAL_BLOCK_LENGTH, "wrong final block length" },
+    { CPT_R_BAD_DECRYPT, "bad decrypt" },
     { 0, NULL }
 };
 
