@@ -125,17 +125,11 @@ func (b blockCipher) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, out
 	if inl == 0 {
 		return 0, false, nil
 	}
+	if !b.padded {
+		return b.OneShot(env, st, out, outsize, in, inl, w)
+	}
 	src := unsafe.Slice((*byte)(in), inl)
 	inst := b.instruction(c)
-	if !b.padded {
-		if out == nil || outsize < inl {
-			return 0, false, errorf(ReasonOutputTooSmall, "output buffer too small: %d bytes for %d", outsize, inl)
-		}
-		c.num = (c.num + uint32(inl)) % blockLen
-		inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
-		inst.RPtr, inst.RLen = uintptr(out), uint32(inl)
-		return run(env.SE, b.counters(env), &inst, w, dataDone{})
-	}
 
 	// Complete a buffered partial block first.
 	if c.bufLen != 0 {
@@ -172,6 +166,29 @@ func (b blockCipher) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, out
 	}
 	inst.DPtr, inst.DLen = uintptr(unsafe.Pointer(unsafe.SliceData(src))), uint32(bulk)
 	inst.RPtr, inst.RLen = uintptr(out), uint32(outl)
+	return run(env.SE, b.counters(env), &inst, w, dataDone{})
+}
+
+// OneShot is EVP_Cipher(): exactly the input, no buffering and no padding
+// (whole blocks for a block mode), continuing the running IV.
+func (b blockCipher) OneShot(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, in unsafe.Pointer, inl int, w Waiter) (int, bool, *Error) {
+	c := (*blockCtx)(st)
+	switch {
+	case !c.keySet:
+		return 0, false, errorf(ReasonMissingKey, "no key set")
+	case uint64(inl) > 1<<32-1:
+		return 0, false, errorf(ReasonOperationFailed, "input of %d bytes is too large", inl)
+	case inl == 0:
+		return 0, false, nil
+	case b.padded && inl%blockLen != 0:
+		return 0, false, errorf(ReasonWrongFinalBlockLength, "%d bytes: not a multiple of the block size", inl)
+	case out == nil || outsize < inl:
+		return 0, false, errorf(ReasonOutputTooSmall, "output buffer too small: %d bytes for %d", outsize, inl)
+	}
+	c.num = (c.num + uint32(inl)) % blockLen
+	inst := b.instruction(c)
+	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
+	inst.RPtr, inst.RLen = uintptr(out), uint32(inl)
 	return run(env.SE, b.counters(env), &inst, w, dataDone{})
 }
 

@@ -25,6 +25,13 @@ type Cipher interface {
 	Free(env *Env, st unsafe.Pointer)
 }
 
+// OneShotCipher is implemented by the ciphers whose EVP_Cipher() differs
+// from an update: the unauthenticated modes process exactly what they are
+// given, without buffering or padding.
+type OneShotCipher interface {
+	OneShot(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, in unsafe.Pointer, inl int, w Waiter) (outl int, pending bool, err *Error)
+}
+
 // AEADShadow is the head of every AEAD context's state that the C side
 // reads and writes too (struct cpt_aead_shadow in cptabi.h): the IV length,
 // and what lets the C side finish a message without calling Go.

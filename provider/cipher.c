@@ -85,9 +85,14 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
                 keylen, c->alg->keylen);
             return 0;
         }
-        if (iv != NULL && (ivlen == 0 || ivlen > c->alg->max_ivlen)) {
+        if (iv != NULL && c->alg->aead && (ivlen == 0 || ivlen > c->alg->max_ivlen)) {
             CPT_RAISE(c->prov, CPT_R_INVALID_IV_LENGTH, "invalid IV length %zu (1 to %zu bytes)",
                 ivlen, c->alg->max_ivlen);
+            return 0;
+        }
+        if (iv != NULL && !c->alg->aead && ivlen != c->alg->ivlen) {
+            CPT_RAISE(c->prov, CPT_R_INVALID_IV_LENGTH, "invalid IV length %zu (need %zu)",
+                ivlen, c->alg->ivlen);
             return 0;
         }
         p->valid = 1;
@@ -210,13 +215,31 @@ static int cptprov_cipher_final(void *vctx, unsigned char *out, size_t *outl, si
     return cptprov_finish(c->prov, rc, n, outl, &st, "cipher_final");
 }
 
-/* EVP_Cipher(): for AEAD ciphers a NULL input means "final". */
+/*
+ * EVP_Cipher(): for AEAD ciphers an update, or final for a NULL input; for
+ * the others exactly the input, without buffering or padding.
+ */
 static int cptprov_cipher_cipher(void *vctx, unsigned char *out, size_t *outl,
     size_t outsize, const unsigned char *in, size_t inl)
 {
-    if (in == NULL)
-        return cptprov_cipher_final(vctx, out, outl, outsize);
-    return cptprov_cipher_update(vctx, out, outl, outsize, in, inl);
+    struct cptprov_cipher_ctx *c = vctx;
+    const struct cptgo_api *api;
+    struct cpt_status st = { 0, "" };
+    struct cpt_notifier *n;
+    int rc;
+
+    if (c->alg->aead) {
+        if (in == NULL)
+            return cptprov_cipher_final(vctx, out, outl, outsize);
+        return cptprov_cipher_update(vctx, out, outl, outsize, in, inl);
+    }
+    if ((api = cptprov_go(c->prov)) == NULL)
+        return 0;
+    *outl = 0;
+    n = cptprov_async_begin();
+    rc = api->cipher_oneshot(c->alg->id, c->state, &c->pending, out, outl, outsize, (void *)in,
+        inl, n, &st);
+    return cptprov_finish(c->prov, rc, n, outl, &st, "cipher_cipher");
 }
 
 static size_t shadow_ivlen(const struct cptprov_cipher_ctx *c)
@@ -248,13 +271,13 @@ static int get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARAM params
 {
     OSSL_PARAM *p;
 
-    if (!c->alg->aead)
-        return -1;
     for (p = params; p->key != NULL; p++)
         if (!key_is(p->key, OSSL_CIPHER_PARAM_IVLEN) && !key_is(p->key, OSSL_CIPHER_PARAM_KEYLEN))
             return -1;
     for (p = params; p->key != NULL; p++) {
-        size_t v = key_is(p->key, OSSL_CIPHER_PARAM_IVLEN) ? shadow_ivlen(c) : c->alg->keylen;
+        size_t v = !key_is(p->key, OSSL_CIPHER_PARAM_IVLEN) ? c->alg->keylen
+            : c->alg->aead                                  ? shadow_ivlen(c)
+                                                            : c->alg->ivlen;
         if (!OSSL_PARAM_set_size_t(p, v))
             return -1; /* let Go produce the error */
     }
@@ -387,6 +410,25 @@ static const OSSL_PARAM aead_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
+/* The lists of OpenSSL's own block and stream ciphers. */
+static const OSSL_PARAM generic_gettable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM generic_settable_ctx_params[] = {
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL),
+    OSSL_PARAM_END
+};
+
 static const OSSL_PARAM *cptprov_cipher_gettable_params(void *provctx)
 {
     (void)provctx;
@@ -407,10 +449,27 @@ static const OSSL_PARAM *cptprov_aead_settable_ctx_params(void *cctx, void *prov
     return aead_settable_ctx_params;
 }
 
-/* One algorithm: its parameter row, newctx, get_params and dispatch table. */
-#define CPTPROV_CIPHER(lc, ID, MODE, keybytes, ivbytes, maxiv, blkbytes, isaead)         \
+static const OSSL_PARAM *cptprov_generic_gettable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return generic_gettable_ctx_params;
+}
+
+static const OSSL_PARAM *cptprov_generic_settable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return generic_settable_ctx_params;
+}
+
+/*
+ * One algorithm: its parameter row, newctx, get_params and dispatch table.
+ * kind is aead or generic: which context parameters it lists.
+ */
+#define CPTPROV_CIPHER(lc, ID, MODE, keybytes, ivbytes, maxiv, blkbytes, kind)           \
     static const struct cptprov_cipher_alg cptprov_##lc##_alg = {                 \
-        ID, MODE, keybytes, ivbytes, blkbytes, isaead, isaead, maxiv              \
+        ID, MODE, keybytes, ivbytes, blkbytes, IS_##kind, IS_##kind, maxiv        \
     };                                                                            \
     static void *cptprov_##lc##_newctx(void *provctx)                             \
     {                                                                             \
@@ -437,15 +496,23 @@ static const OSSL_PARAM *cptprov_aead_settable_ctx_params(void *cctx, void *prov
         { OSSL_FUNC_CIPHER_GETTABLE_PARAMS,                                       \
             (void (*)(void))cptprov_cipher_gettable_params },                     \
         { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS,                                   \
-            (void (*)(void))cptprov_aead_gettable_ctx_params },                   \
+            (void (*)(void))cptprov_##kind##_gettable_ctx_params },               \
         { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS,                                   \
-            (void (*)(void))cptprov_aead_settable_ctx_params },                   \
+            (void (*)(void))cptprov_##kind##_settable_ctx_params },               \
         { 0, NULL }                                                               \
     };
 
-CPTPROV_CIPHER(aes128gcm, CPT_ALG_AES_128_GCM, EVP_CIPH_GCM_MODE, 16, 12, 128, 1, 1)
-CPTPROV_CIPHER(aes192gcm, CPT_ALG_AES_192_GCM, EVP_CIPH_GCM_MODE, 24, 12, 128, 1, 1)
-CPTPROV_CIPHER(aes256gcm, CPT_ALG_AES_256_GCM, EVP_CIPH_GCM_MODE, 32, 12, 128, 1, 1)
+#define IS_aead 1
+#define IS_generic 0
+CPTPROV_CIPHER(aes128gcm, CPT_ALG_AES_128_GCM, EVP_CIPH_GCM_MODE, 16, 12, 128, 1, aead)
+CPTPROV_CIPHER(aes192gcm, CPT_ALG_AES_192_GCM, EVP_CIPH_GCM_MODE, 24, 12, 128, 1, aead)
+CPTPROV_CIPHER(aes256gcm, CPT_ALG_AES_256_GCM, EVP_CIPH_GCM_MODE, 32, 12, 128, 1, aead)
+CPTPROV_CIPHER(aes128cbc, CPT_ALG_AES_128_CBC, EVP_CIPH_CBC_MODE, 16, 16, 16, 16, generic)
+CPTPROV_CIPHER(aes192cbc, CPT_ALG_AES_192_CBC, EVP_CIPH_CBC_MODE, 24, 16, 16, 16, generic)
+CPTPROV_CIPHER(aes256cbc, CPT_ALG_AES_256_CBC, EVP_CIPH_CBC_MODE, 32, 16, 16, 16, generic)
+CPTPROV_CIPHER(aes128ctr, CPT_ALG_AES_128_CTR, EVP_CIPH_CTR_MODE, 16, 16, 16, 1, generic)
+CPTPROV_CIPHER(aes192ctr, CPT_ALG_AES_192_CTR, EVP_CIPH_CTR_MODE, 24, 16, 16, 1, generic)
+CPTPROV_CIPHER(aes256ctr, CPT_ALG_AES_256_CTR, EVP_CIPH_CTR_MODE, 32, 16, 16, 1, generic)
 
 /* Names and aliases as the default provider spells them. */
 const OSSL_ALGORITHM cptprov_ciphers[] = {
@@ -455,5 +522,14 @@ const OSSL_ALGORITHM cptprov_ciphers[] = {
         cptprov_aes192gcm_functions, "AES-192-GCM on the CPT" },
     { "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", CPTPROV_PROPS,
         cptprov_aes256gcm_functions, "AES-256-GCM on the CPT" },
+    { "AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2", CPTPROV_PROPS, cptprov_aes128cbc_functions,
+        "AES-128-CBC on the CPT" },
+    { "AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22", CPTPROV_PROPS, cptprov_aes192cbc_functions,
+        "AES-192-CBC on the CPT" },
+    { "AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42", CPTPROV_PROPS, cptprov_aes256cbc_functions,
+        "AES-256-CBC on the CPT" },
+    { "AES-128-CTR", CPTPROV_PROPS, cptprov_aes128ctr_functions, "AES-128-CTR on the CPT" },
+    { "AES-192-CTR", CPTPROV_PROPS, cptprov_aes192ctr_functions, "AES-192-CTR on the CPT" },
+    { "AES-256-CTR", CPTPROV_PROPS, cptprov_aes256ctr_functions, "AES-256-CTR on the CPT" },
     { NULL, NULL, NULL, NULL }
 };

@@ -32,6 +32,9 @@ struct cptgo_api {
         struct cpt_status *st);
     int (*cipher_final)(int alg, void *state, struct cpt_pending_init *pending, void *out,
         size_t *outl, size_t outsize, struct cpt_notifier *n, struct cpt_status *st);
+    int (*cipher_oneshot)(int alg, void *state, struct cpt_pending_init *pending, void *out,
+        size_t *outl, size_t outsize, void *in, size_t inl, struct cpt_notifier *n,
+        struct cpt_status *st);
     int (*cipher_get_ctx_params)(int alg, void *state, struct cpt_pending_init *pending,
         void *params, struct cpt_status *st);
     int (*cipher_set_ctx_params)(int alg, void *state, struct cpt_pending_init *pending,

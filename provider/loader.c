@@ -137,6 +137,7 @@ static int resolve(void *h)
     SYM(cipher_init, "cptgo_cipher_init");
     SYM(cipher_update, "cptgo_cipher_update");
     SYM(cipher_final, "cptgo_cipher_final");
+    SYM(cipher_oneshot, "cptgo_cipher_oneshot");
     SYM(cipher_get_ctx_params, "cptgo_cipher_get_ctx_params");
     SYM(cipher_set_ctx_params, "cptgo_cipher_set_ctx_params");
     SYM(cipher_dup, "cptgo_cipher_dup");

@@ -50,17 +50,34 @@ end:
     return ok;
 }
 
+/* Runs one AES-128-CBC EVP_Cipher() (step 6): the one-shot entry point. */
+static int oneshot_once(EVP_CIPHER *c, int *failed_step)
+{
+    unsigned char key[16] = { 1 }, iv[16] = { 2 }, buf[64] = { 0 };
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int ok = EVP_EncryptInit_ex2(x, c, key, iv, NULL);
+
+    *failed_step = ok ? 0 : 1;
+    if (ok && EVP_Cipher(x, buf, buf, sizeof(buf)) <= 0) {
+        *failed_step = 6;
+        ok = 0;
+    }
+    EVP_CIPHER_CTX_free(x);
+    return ok;
+}
+
 static int child(const char *which, int want_step)
 {
     OSSL_LIB_CTX *lc = OSSL_LIB_CTX_new();
     EVP_CIPHER *c;
-    int step, ok;
+    int step, ok, oneshot = strcmp(which, "oneshot") == 0;
     char err[256] = "";
 
     OSSL_PROVIDER_set_default_search_path(lc, path);
-    if (OSSL_PROVIDER_load(lc, "cptprov") == NULL || (c = EVP_CIPHER_fetch(lc, "AES-128-GCM", NULL)) == NULL)
+    if (OSSL_PROVIDER_load(lc, "cptprov") == NULL
+        || (c = EVP_CIPHER_fetch(lc, oneshot ? "AES-128-CBC" : "AES-128-GCM", NULL)) == NULL)
         return 10;
-    ok = encrypt_once(c, &step);
+    ok = oneshot ? oneshot_once(c, &step) : encrypt_once(c, &step);
     ERR_error_string_n(ERR_peek_last_error(), err, sizeof(err));
     if (ok || step != want_step || strstr(err, "internal error") == NULL) {
         fprintf(stderr, "  %s: ok=%d step=%d (want %d) error=\"%s\"\n", which, ok, step, want_step, err);
@@ -77,6 +94,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int step; } cases[] = {
         { "init", 1 }, { "set_params", 2 }, { "get_params", 3 }, { "update", 4 }, { "final", 5 },
+        { "oneshot", 6 },
     };
     int passed = 0, failed = 0;
 

@@ -55,6 +55,7 @@ for g in "${groups[@]}"; do
 		run fork_test tests/run-c.sh fork_test
 		run panic_test build/panic_test --provider-path build
 		run lazy_test build/lazy_test --provider-path build
+		run sym_test tests/run-c.sh sym_test
 		run kex_test build/kex_test --provider-path build
 		run sig_test build/sig_test --provider-path build
 		run pk_kat_test build/pk_kat_test --provider-path build

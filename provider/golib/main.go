@@ -345,6 +345,22 @@ func cptgo_cipher_final(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_p
 	return pendingResult(outl, n, async, st, e)
 }
 
+//export cptgo_cipher_oneshot
+func cptgo_cipher_oneshot(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, in unsafe.Pointer, inl C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	maybePanic("oneshot")
+	c, env, e := cipherOf(alg, state, pending)
+	if e != nil {
+		return result(st, e)
+	}
+	o, ok := c.(dispatch.OneShotCipher)
+	if !ok {
+		return result(st, &dispatch.Error{Reason: dispatch.ReasonWrongState, Msg: c.Name() + " has no one-shot operation"})
+	}
+	n, async, e := o.OneShot(env, state, out, int(outsize), in, int(inl), waiterOf(wn))
+	return pendingResult(outl, n, async, st, e)
+}
+
 //export cptgo_cipher_get_ctx_params
 func cptgo_cipher_get_ctx_params(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)

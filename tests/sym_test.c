@@ -1,0 +1,478 @@
+/*
+ * sym_test - the unauthenticated ciphers of the provider under test against
+ * OpenSSL's default provider: random keys, IVs and messages (0 bytes to
+ * 1 MiB) in random update splits, both directions and across providers,
+ * padding on and off, EVP_Cipher one-shots, the iv/updated-iv/num
+ * parameters, contexts copied mid-stream, NIST SP 800-38A vectors, the
+ * errors (bad padding, partial blocks), many concurrent ASYNC jobs, and the
+ * provider's counters.
+ *
+ *   sym_test [common options] [--iters N] [--maxlen BYTES]
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include "common.h"
+
+struct alg {
+    const char *name;
+    size_t keylen, ivlen, block;
+    int padded; /* a block mode with PKCS#7 padding */
+};
+
+static const struct alg g_algs[] = {
+    { "AES-128-CBC", 16, 16, 16, 1 },
+    { "AES-192-CBC", 24, 16, 16, 1 },
+    { "AES-256-CBC", 32, 16, 16, 1 },
+    { "AES-128-CTR", 16, 16, 1, 0 },
+    { "AES-192-CTR", 24, 16, 1, 0 },
+    { "AES-256-CTR", 32, 16, 1, 0 },
+};
+#define NALG (sizeof(g_algs) / sizeof(g_algs[0]))
+
+static cpt_opts g_o;
+static cpt_env g_env;
+static EVP_CIPHER *g_tc[NALG], *g_rc[NALG]; /* under test, reference */
+static int g_used[NALG];
+static uint64_t g_iters = 300;
+static size_t g_maxlen = 1 << 20;
+static const char *g_argv0;
+
+/* A message length: mostly short, sometimes a record, rarely up to maxlen. */
+static size_t pick_len(cpt_rng *r)
+{
+    unsigned p = (unsigned)cpt_rng_below(r, 100);
+
+    if (p < 55)
+        return (size_t)cpt_rng_below(r, 300);
+    if (p < 90)
+        return (size_t)cpt_rng_below(r, 20000);
+    return (size_t)cpt_rng_below(r, g_maxlen + 1);
+}
+
+/*
+ * Runs a whole message through `c`: init, updates of random sizes (0 to
+ * the rest, often block multiples, with split == 0 a single update),
+ * final. Returns 1 and the output length, or 0 when an OpenSSL call failed.
+ */
+static int crypt_msg(EVP_CIPHER *c, int enc, int pad, const unsigned char *key,
+    const unsigned char *iv, const unsigned char *in, size_t inl, unsigned char *out,
+    size_t *outl, cpt_rng *r)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    size_t off = 0, done = 0;
+    int n, ok = ctx != NULL && EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL)
+        && EVP_CIPHER_CTX_set_padding(ctx, pad);
+
+    while (ok && off < inl) {
+        size_t k = inl - off;
+
+        if (r != NULL) {
+            k = (size_t)cpt_rng_below(r, k + 1);
+            if (cpt_rng_pct(r, 30)) {
+                size_t blocks = 16 * (size_t)cpt_rng_below(r, 5);
+
+                k = blocks > inl - off ? inl - off : blocks;
+            }
+        }
+        ok = EVP_CipherUpdate(ctx, out + done, &n, in + off, (int)k);
+        done += (size_t)n;
+        off += k;
+    }
+    ok = ok && EVP_CipherFinal_ex(ctx, out + done, &n);
+    if (ok)
+        *outl = done + (size_t)n;
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
+static void test_differential(void)
+{
+    cpt_rng r;
+
+    cpt_rng_seed(&r, g_o.seed, 1);
+    for (uint64_t it = 0; it < g_iters; it++) {
+        size_t ai = it % NALG;
+        const struct alg *a = &g_algs[ai];
+        int pad = a->padded && cpt_rng_pct(&r, 70);
+        size_t len = pick_len(&r), rl, tl, pl;
+        unsigned char key[32], iv[16];
+        unsigned char *msg, *ref, *ct, *pt;
+
+        if (a->padded && !pad)
+            len -= len % a->block;
+        cpt_rng_fill(&r, key, sizeof(key));
+        cpt_rng_fill(&r, iv, sizeof(iv));
+        msg = malloc(len + 1);
+        ref = malloc(len + 32);
+        ct = malloc(len + 32);
+        pt = malloc(len + 32);
+        cpt_rng_fill(&r, msg, len);
+        g_used[ai] = 1;
+        if (!CPT_CHECK(crypt_msg(g_rc[ai], 1, pad, key, iv, msg, len, ref, &rl, NULL),
+                "%s reference encryption", a->name))
+            goto next;
+        CPT_CHECK(crypt_msg(g_tc[ai], 1, pad, key, iv, msg, len, ct, &tl, &r) && tl == rl
+                && memcmp(ct, ref, rl) == 0,
+            "%s encrypt %zu bytes (padding %d, seed %llu, iter %llu) equals the default provider's",
+            a->name, len, pad, (unsigned long long)g_o.seed, (unsigned long long)it);
+        CPT_CHECK(crypt_msg(g_tc[ai], 0, pad, key, iv, ref, rl, pt, &pl, &r) && pl == len
+                && memcmp(pt, msg, len) == 0,
+            "%s decrypt of the default provider's %zu bytes (padding %d, iter %llu)", a->name, rl,
+            pad, (unsigned long long)it);
+    next:
+        free(msg);
+        free(ref);
+        free(ct);
+        free(pt);
+    }
+}
+
+/* NIST SP 800-38A, appendix F: CBC and CTR with AES-128/192/256. */
+static void test_kat(void)
+{
+    char path[4096];
+    cpt_recfile rf;
+
+    if (!CPT_CHECK(cpt_find_file(g_argv0, "tests/vectors/sp800_38a.txt", path, sizeof(path))
+                && cpt_recfile_load(path, &rf),
+            "tests/vectors/sp800_38a.txt loads"))
+        return;
+    for (size_t i = 0; i < rf.n; i++) {
+        const cpt_record *rec = &rf.recs[i];
+        const char *name = cpt_record_get(rec, "Cipher");
+        unsigned char *key = NULL, *iv = NULL, *pt = NULL, *ct = NULL, out[128];
+        size_t kl, ivl, ptl, ctl, ol, ai;
+
+        for (ai = 0; ai < NALG && (name == NULL || strcmp(g_algs[ai].name, name) != 0); ai++)
+            ;
+        if (!CPT_CHECK(ai < NALG && cpt_record_get_hex(rec, "Key", &key, &kl) == 1
+                    && cpt_record_get_hex(rec, "IV", &iv, &ivl) == 1
+                    && cpt_record_get_hex(rec, "Plaintext", &pt, &ptl) == 1
+                    && cpt_record_get_hex(rec, "Ciphertext", &ct, &ctl) == 1
+                    && ptl == ctl && ptl <= sizeof(out),
+                "vector at line %d is well formed", rec->line))
+            goto next;
+        for (int prov = 0; prov < 2; prov++) {
+            EVP_CIPHER *c = prov ? g_tc[ai] : g_rc[ai];
+            const char *who = prov ? g_env.name : "default";
+
+            CPT_CHECK(crypt_msg(c, 1, 0, key, iv, pt, ptl, out, &ol, NULL) && ol == ctl
+                    && memcmp(out, ct, ctl) == 0,
+                "%s encrypt, vector at line %d (%s)", name, rec->line, who);
+            CPT_CHECK(crypt_msg(c, 0, 0, key, iv, ct, ctl, out, &ol, NULL) && ol == ptl
+                    && memcmp(out, pt, ptl) == 0,
+                "%s decrypt, vector at line %d (%s)", name, rec->line, who);
+        }
+        g_used[ai] = 1;
+    next:
+        free(key);
+        free(iv);
+        free(pt);
+        free(ct);
+    }
+    cpt_recfile_free(&rf);
+}
+
+/* Whether a final of `in` fails, with an error queued when it does. */
+static int final_fails(EVP_CIPHER *c, int enc, int pad, const unsigned char *in, size_t inl)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    unsigned char key[32] = { 7 }, iv[16] = { 9 }, out[128];
+    int n, fails;
+
+    fails = EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL) && EVP_CIPHER_CTX_set_padding(ctx, pad)
+        && EVP_CipherUpdate(ctx, out, &n, in, (int)inl) && !EVP_CipherFinal_ex(ctx, out + n, &n)
+        && ERR_peek_error() != 0;
+    ERR_clear_error();
+    EVP_CIPHER_CTX_free(ctx);
+    return fails;
+}
+
+static void test_errors(void)
+{
+    unsigned char buf[64], key[32] = { 7 }, iv[16] = { 9 }, ct[80];
+    size_t cl;
+
+    memset(buf, 0x11, sizeof(buf));
+    for (size_t ai = 0; ai < NALG; ai++) {
+        const struct alg *a = &g_algs[ai];
+
+        if (!a->padded)
+            continue;
+        for (int prov = 0; prov < 2; prov++) {
+            EVP_CIPHER *c = prov ? g_tc[ai] : g_rc[ai];
+            const char *who = prov ? g_env.name : "default";
+
+            CPT_CHECK(final_fails(c, 0, 1, buf, 33), "%s: a 33-byte ciphertext fails at final (%s)",
+                a->name, who);
+            CPT_CHECK(final_fails(c, 1, 0, buf, 20),
+                "%s: 20 bytes without padding fail at final (%s)", a->name, who);
+            CPT_CHECK(final_fails(c, 0, 0, buf, 20),
+                "%s: a 20-byte ciphertext without padding fails at final (%s)", a->name, who);
+            /* 0x11 is no valid padding byte: encrypt blocks of it unpadded. */
+            CPT_CHECK(crypt_msg(g_rc[ai], 1, 0, key, iv, buf, 32, ct, &cl, NULL)
+                    && final_fails(c, 0, 1, ct, cl),
+                "%s: bad padding fails at final (%s)", a->name, who);
+        }
+    }
+}
+
+/* EVP_Cipher: exactly the input, no buffering, no padding. */
+static void test_oneshot(void)
+{
+    cpt_rng r;
+
+    cpt_rng_seed(&r, g_o.seed, 2);
+    for (size_t ai = 0; ai < NALG; ai++) {
+        const struct alg *a = &g_algs[ai];
+        unsigned char key[32], iv[16], in[512], out[2][512];
+
+        cpt_rng_fill(&r, key, sizeof(key));
+        cpt_rng_fill(&r, iv, sizeof(iv));
+        cpt_rng_fill(&r, in, sizeof(in));
+        for (int enc = 0; enc < 2; enc++) {
+            int ok = 1;
+
+            for (int prov = 0; prov < 2; prov++) {
+                EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+                size_t off = 0;
+
+                ok = ok && EVP_CipherInit_ex2(ctx, prov ? g_tc[ai] : g_rc[ai], key, iv, enc, NULL);
+                /* pieces that are whole blocks for a block mode */
+                while (ok && off < sizeof(in)) {
+                    size_t k = a->block * (1 + (size_t)cpt_rng_below(&r, 8));
+
+                    k = k > sizeof(in) - off ? sizeof(in) - off : k;
+                    ok = EVP_Cipher(ctx, out[prov] + off, in + off, (unsigned int)k) > 0;
+                    off += k;
+                }
+                EVP_CIPHER_CTX_free(ctx);
+            }
+            CPT_CHECK(ok && memcmp(out[0], out[1], sizeof(in)) == 0,
+                "%s: EVP_Cipher %s in pieces equals the default provider's", a->name,
+                enc ? "encryption" : "decryption");
+        }
+        g_used[ai] = 1;
+    }
+}
+
+/*
+ * The same update sequence through both providers; after each update
+ * "updated-iv" and "num" agree, "iv" stays the initial one; a context
+ * copied halfway finishes the message as the original does.
+ */
+static void test_params_and_copy(void)
+{
+    cpt_rng r;
+
+    cpt_rng_seed(&r, g_o.seed, 3);
+    for (size_t ai = 0; ai < NALG; ai++) {
+        const struct alg *a = &g_algs[ai];
+        unsigned char key[32], iv[16], in[300], out[3][400];
+        EVP_CIPHER_CTX *ctx[2], *copy = EVP_CIPHER_CTX_new();
+        size_t off = 0, done[3] = { 0, 0, 0 };
+        int ok = 1, n;
+
+        cpt_rng_fill(&r, key, sizeof(key));
+        cpt_rng_fill(&r, iv, sizeof(iv));
+        cpt_rng_fill(&r, in, sizeof(in));
+        for (int p = 0; p < 2; p++) {
+            ctx[p] = EVP_CIPHER_CTX_new();
+            ok = ok && EVP_EncryptInit_ex2(ctx[p], p ? g_tc[ai] : g_rc[ai], key, iv, NULL);
+        }
+        while (ok && off < sizeof(in)) {
+            size_t k = (size_t)cpt_rng_below(&r, 60);
+            unsigned char uiv[2][16], oiv[16];
+            unsigned int num[2];
+
+            k = k > sizeof(in) - off ? sizeof(in) - off : k;
+            for (int p = 0; p < 2; p++) {
+                ok = ok && EVP_EncryptUpdate(ctx[p], out[p] + done[p], &n, in + off, (int)k);
+                done[p] += (size_t)n;
+                ok = ok && EVP_CIPHER_CTX_get_updated_iv(ctx[p], uiv[p], 16);
+                num[p] = (unsigned int)EVP_CIPHER_CTX_get_num(ctx[p]);
+            }
+            CPT_CHECK(ok && done[0] == done[1] && memcmp(uiv[0], uiv[1], 16) == 0 && num[0] == num[1],
+                "%s: output, updated-iv and num agree after %zu bytes", a->name, off + k);
+            CPT_CHECK(EVP_CIPHER_CTX_get_original_iv(ctx[1], oiv, 16) && memcmp(oiv, iv, 16) == 0,
+                "%s: iv is the initial IV", a->name);
+            off += k;
+            if (off >= sizeof(in) / 2 && done[2] == 0) {
+                ok = ok && EVP_CIPHER_CTX_copy(copy, ctx[1]);
+                memcpy(out[2], out[1], done[1]);
+                done[2] = done[1];
+                if (ok) {
+                    ok = EVP_EncryptUpdate(copy, out[2] + done[2], &n, in + off, (int)(sizeof(in) - off))
+                        && (done[2] += (size_t)n, EVP_EncryptFinal_ex(copy, out[2] + done[2], &n));
+                    done[2] += ok ? (size_t)n : 0;
+                }
+            }
+        }
+        for (int p = 0; p < 2; p++) {
+            ok = ok && EVP_EncryptFinal_ex(ctx[p], out[p] + done[p], &n);
+            done[p] += (size_t)n;
+            EVP_CIPHER_CTX_free(ctx[p]);
+        }
+        CPT_CHECK(ok && done[0] == done[1] && memcmp(out[0], out[1], done[0]) == 0,
+            "%s: the streams agree", a->name);
+        CPT_CHECK(ok && done[2] == done[0] && memcmp(out[2], out[0], done[0]) == 0,
+            "%s: a context copied halfway finishes the same message", a->name);
+        EVP_CIPHER_CTX_free(copy);
+        g_used[ai] = 1;
+    }
+}
+
+struct job {
+    size_t ai;
+    unsigned char key[32], iv[16];
+    unsigned char *in, *out;
+    size_t len, outl;
+    int ok;
+};
+
+static int job_fn(void *arg)
+{
+    struct job *j = arg;
+
+    j->ok = crypt_msg(g_tc[j->ai], 1, 1, j->key, j->iv, j->in, j->len, j->out, &j->outl, NULL);
+    return j->ok;
+}
+
+static void test_async(void)
+{
+    enum { NJOBS = 64 };
+    struct job jobs[NJOBS];
+    void *args[NJOBS];
+    int results[NJOBS];
+    unsigned char paused[NJOBS];
+    cpt_jobs j = { 0 };
+    cpt_rng r;
+
+    cpt_rng_seed(&r, g_o.seed, 4);
+    for (int i = 0; i < NJOBS; i++) {
+        struct job *jb = &jobs[i];
+
+        jb->ai = (size_t)i % NALG;
+        jb->len = (size_t)cpt_rng_below(&r, 40000);
+        cpt_rng_fill(&r, jb->key, sizeof(jb->key));
+        cpt_rng_fill(&r, jb->iv, sizeof(jb->iv));
+        jb->in = malloc(jb->len + 1);
+        jb->out = malloc(jb->len + 32);
+        cpt_rng_fill(&r, jb->in, jb->len);
+        args[i] = jb;
+    }
+    j.fn = job_fn;
+    j.args = args;
+    j.ntasks = NJOBS;
+    j.max_inflight = 32;
+    j.spurious_pct = 20;
+    j.new_wctx_pct = 30;
+    j.seed = g_o.seed;
+    j.timeout_s = 60;
+    j.results = results;
+    j.paused = paused;
+    CPT_CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
+    for (int i = 0; i < NJOBS; i++) {
+        struct job *jb = &jobs[i];
+        unsigned char *ref = malloc(jb->len + 32);
+        size_t rl;
+
+        CPT_CHECK(jb->ok && crypt_msg(g_rc[jb->ai], 1, 1, jb->key, jb->iv, jb->in, jb->len, ref, &rl, NULL)
+                && rl == jb->outl && memcmp(ref, jb->out, rl) == 0,
+            "async job %d (%s, %zu bytes) equals the default provider's", i, g_algs[jb->ai].name,
+            jb->len);
+        g_used[jb->ai] = 1;
+        free(ref);
+        free(jb->in);
+        free(jb->out);
+    }
+    if (strcmp(g_env.name, "default") != 0)
+        CPT_CHECK(j.tasks_paused > 0, "operations went asynchronous (%zu of %d jobs paused)",
+            j.tasks_paused, NJOBS);
+}
+
+static void test_stats(void)
+{
+    const char *algs[NALG + 1];
+    size_t n = 0;
+
+    if (g_o.no_stats || g_env.stats_dir[0] == '\0' || strcmp(g_env.name, "default") == 0) {
+        cpt_info("statistics not checked");
+        return;
+    }
+    for (size_t i = 0; i < NALG; i++)
+        if (g_used[i])
+            algs[n++] = g_algs[i].name;
+    algs[n] = NULL;
+    cpt_stats_check(g_env.stats_dir, g_env.name, getpid(), algs, 3500, g_o.verbose);
+}
+
+static const cpt_named_test g_tests[] = {
+    { "kat", test_kat },
+    { "differential", test_differential },
+    { "errors", test_errors },
+    { "oneshot", test_oneshot },
+    { "params", test_params_and_copy },
+    { "async", test_async },
+    { "stats", test_stats },
+};
+
+int main(int argc, char **argv)
+{
+    g_argv0 = argv[0];
+    cpt_opts_init(&g_o);
+    for (int i = 1; i < argc; i++) {
+        int r = cpt_opts_parse_one(&g_o, argc, argv, &i);
+
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) {
+            if (!cpt_parse_u64(argv[++i], &g_iters))
+                return 2;
+        } else if (strcmp(argv[i], "--maxlen") == 0 && i + 1 < argc) {
+            uint64_t v;
+
+            if (!cpt_parse_u64(argv[++i], &v))
+                return 2;
+            g_maxlen = (size_t)v;
+        } else {
+            fprintf(stderr, "usage: %s [--iters N] [--maxlen BYTES]\n", argv[0]);
+            cpt_opts_usage(stderr);
+            return 2;
+        }
+    }
+    cpt_set_verbose(g_o.verbose);
+    if (!cpt_env_init(&g_env, &g_o))
+        return 1;
+    printf("sym_test: provider %s, seed %llu\n", g_env.name, (unsigned long long)g_o.seed);
+    for (size_t i = 0; i < NALG; i++) {
+        g_tc[i] = cpt_fetch_cipher(&g_env, 0, g_algs[i].name);
+        g_rc[i] = cpt_fetch_cipher(&g_env, 1, g_algs[i].name);
+        if (!CPT_CHECK(g_tc[i] != NULL && g_rc[i] != NULL, "%s is fetched from both providers",
+                g_algs[i].name))
+            return cpt_finish();
+    }
+    for (size_t t = 0; t < sizeof(g_tests) / sizeof(g_tests[0]); t++) {
+        double t0 = cpt_now();
+
+        if (!cpt_selected(&g_o, g_tests[t].name))
+            continue;
+        cpt_set_subtest(g_tests[t].name);
+        g_tests[t].fn();
+        cpt_subtest_summary(g_tests[t].name, cpt_now() - t0);
+    }
+    for (size_t i = 0; i < NALG; i++) {
+        EVP_CIPHER_free(g_tc[i]);
+        EVP_CIPHER_free(g_rc[i]);
+    }
+    cpt_env_free(&g_env);
+    return cpt_finish();
+}
