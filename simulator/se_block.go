@@ -35,10 +35,6 @@ func (d *Device) blockMode(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint3
 	if ctx.KeyLen == 0 || ctx.IVLen != 16 || ctx.AADLen > uint32(len(ctx.AAD)) {
 		return cptdrv.CompGood, cptdrv.UCBadContext, 0
 	}
-	b, err := d.keys.aes(ctx)
-	if err != nil {
-		return cptdrv.CompGood, cptdrv.UCBadKey, 0
-	}
 	st := (*blockState)(unsafe.Pointer(&ctx.Engine))
 	if flags&cptdrv.FlagStart != 0 {
 		*st = blockState{}
@@ -58,42 +54,64 @@ func (d *Device) blockMode(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint3
 	}
 	in := cptdrv.Bytes(inst.DPtr, n)
 	out := cptdrv.Bytes(inst.RPtr, total)
-	iv := ctx.IV[:16]
+	// The prefix's output may overwrite input not read yet (an in-place
+	// update shifted by a buffered block): read from a copy then.
+	if len(prefix) > 0 && n > 0 && overlaps(out, in) || inexactOverlap(out[len(prefix):], in) {
+		in = bytes.Clone(in)
+	}
+	iv := (*[16]byte)(ctx.IV[:16])
 	switch inst.Param1 {
 	case cptdrv.CipherAESCBC:
 		if total%16 != 0 {
 			return cptdrv.CompGood, cptdrv.UCBadLength, 0
 		}
-		enc := minor == cptdrv.MinorEnc
-		cbcCrypt(b, enc, iv, out[:len(prefix)], prefix)
-		cbcCrypt(b, enc, iv, out[len(prefix):], in)
+		k, err := d.keys.cbc(ctx)
+		if err != nil {
+			return cptdrv.CompGood, cptdrv.UCBadKey, 0
+		}
+		crypt := k.CBCDecrypt
+		if minor == cptdrv.MinorEnc {
+			crypt = k.CBCEncrypt
+		}
+		crypt(iv, out[:len(prefix)], prefix)
+		crypt(iv, out[len(prefix):], in)
 	case cptdrv.CipherAESCTR:
-		ctrCrypt(b, st, iv, out[:len(prefix)], prefix)
-		ctrCrypt(b, st, iv, out[len(prefix):], in)
+		b, err := d.keys.block(ctx)
+		if err != nil {
+			return cptdrv.CompGood, cptdrv.UCBadKey, 0
+		}
+		ctrCrypt(b, st, iv[:], out[:len(prefix)], prefix)
+		ctrCrypt(b, st, iv[:], out[len(prefix):], in)
 	}
 	return cptdrv.CompGood, cptdrv.UCSuccess, uint32(total)
 }
 
-// cbcCrypt runs CBC over whole blocks and leaves the next chaining block in
-// iv. Buffers that overlap other than exactly (an in-place update whose
-// output is shifted by a buffered partial block) are tolerated by reading
-// from a copy: the result is as defined as it is for OpenSSL's own code.
-func cbcCrypt(b cipher.Block, enc bool, iv, dst, src []byte) {
+// cbcCipher runs CBC over whole blocks (dst may be exactly src) with the
+// chaining value in iv, and leaves the next one there.
+type cbcCipher interface {
+	CBCEncrypt(iv *[16]byte, dst, src []byte)
+	CBCDecrypt(iv *[16]byte, dst, src []byte)
+}
+
+// genericCBC is cbcCipher on crypto/cipher, for CPUs without AES-NI.
+type genericCBC struct{ b cipher.Block }
+
+func (g genericCBC) CBCEncrypt(iv *[16]byte, dst, src []byte) {
 	if len(src) == 0 {
 		return
 	}
-	if inexactOverlap(dst, src) {
-		src = bytes.Clone(src)
+	cipher.NewCBCEncrypter(g.b, iv[:]).CryptBlocks(dst, src)
+	copy(iv[:], dst[len(src)-16:len(src)])
+}
+
+func (g genericCBC) CBCDecrypt(iv *[16]byte, dst, src []byte) {
+	if len(src) == 0 {
+		return
 	}
 	var next [16]byte
-	if enc {
-		cipher.NewCBCEncrypter(b, iv).CryptBlocks(dst, src)
-		copy(next[:], dst[len(dst)-16:])
-	} else {
-		copy(next[:], src[len(src)-16:]) // before an in-place decryption overwrites it
-		cipher.NewCBCDecrypter(b, iv).CryptBlocks(dst, src)
-	}
-	copy(iv, next[:])
+	copy(next[:], src[len(src)-16:]) // before an in-place decryption overwrites it
+	cipher.NewCBCDecrypter(g.b, iv[:]).CryptBlocks(dst, src)
+	*iv = next
 }
 
 // ctrCrypt XORs src with the CTR keystream: first what is left of the
@@ -103,9 +121,6 @@ func cbcCrypt(b cipher.Block, enc bool, iv, dst, src []byte) {
 func ctrCrypt(b cipher.Block, st *blockState, ctr, dst, src []byte) {
 	if len(src) == 0 {
 		return
-	}
-	if inexactOverlap(dst, src) {
-		src = bytes.Clone(src)
 	}
 	if st.used != 0 {
 		k := min(len(src), 16-int(st.used))
@@ -136,6 +151,15 @@ func addCounter(ctr []byte, n uint64) {
 		ctr[i] = byte(s)
 		n = n>>8 + s>>8
 	}
+}
+
+// overlaps reports whether a and b share memory.
+func overlaps(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	x, y := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return x < y+uintptr(len(b)) && y < x+uintptr(len(a))
 }
 
 // inexactOverlap reports whether dst[:len(src)] and src share memory

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"cptprov/cptdrv"
+	"cptprov/simulator/aesni"
 )
 
 // blockStream runs msg through the device as a CBC or CTR stream in random
@@ -80,10 +81,22 @@ func blockStream(t *testing.T, q *cptdrv.Queue, cipherID uint16, enc, async, inP
 	return append([]byte(nil), out[:len(msg)]...)
 }
 
+// TestBlockModesThroughDevice runs CBC and CTR streams against
+// crypto/cipher, on the AES-NI loop and (a device of its own, so no key is
+// cached) on the portable one.
 func TestBlockModesThroughDevice(t *testing.T) {
+	if aesni.Available {
+		t.Run("aesni", func(t *testing.T) { testBlockModes(t, 300) })
+		aesni.Available = false
+		defer func() { aesni.Available = true }()
+	}
+	t.Run("generic", func(t *testing.T) { testBlockModes(t, 100) })
+}
+
+func testBlockModes(t *testing.T, iters int) {
 	_, q := newQueue(t, Config{SEEngines: 2})
 	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 300; i++ {
+	for i := 0; i < iters; i++ {
 		key := make([]byte, []int{16, 24, 32}[i%3])
 		iv := make([]byte, 16)
 		rng.Read(key)

@@ -10,6 +10,7 @@ import (
 
 	"cptprov/cptdrv"
 	"cptprov/simulator/aesgcm"
+	"cptprov/simulator/aesni"
 )
 
 // The engine keeps a GCM stream's running state in the context's Engine
@@ -171,13 +172,29 @@ func (c *keyCache) gcm(ctx *cptdrv.CipherContext) (*aesgcm.Key, error) {
 	return k.(*aesgcm.Key), nil
 }
 
-// aes returns the AES block cipher of ctx's key (CBC and CTR share it).
-func (c *keyCache) aes(ctx *cptdrv.CipherContext) (cipher.Block, error) {
-	k, err := c.get(ctx, cptdrv.CipherAESCBC, func(key []byte) (any, error) { return aes.NewCipher(key) })
+// block returns the AES block cipher of ctx's key, for CTR.
+func (c *keyCache) block(ctx *cptdrv.CipherContext) (cipher.Block, error) {
+	k, err := c.get(ctx, cptdrv.CipherAESCTR, func(key []byte) (any, error) { return aes.NewCipher(key) })
 	if err != nil {
 		return nil, err
 	}
 	return k.(cipher.Block), nil
+}
+
+// cbc returns ctx's key expanded for CBC: the AES-NI loop where the CPU
+// has it, crypto/cipher otherwise.
+func (c *keyCache) cbc(ctx *cptdrv.CipherContext) (cbcCipher, error) {
+	k, err := c.get(ctx, cptdrv.CipherAESCBC, func(key []byte) (any, error) {
+		if aesni.Available {
+			return aesni.NewKey(key)
+		}
+		b, err := aes.NewCipher(key)
+		return genericCBC{b}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return k.(cbcCipher), nil
 }
 
 func (c *keyCache) forget(id uint64) {
