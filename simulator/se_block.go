@@ -59,16 +59,16 @@ func (d *Device) blockMode(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint3
 	if len(prefix) > 0 && n > 0 && overlaps(out, in) || inexactOverlap(out[len(prefix):], in) {
 		in = bytes.Clone(in)
 	}
+	if inst.Param1 == cptdrv.CipherAESCBC && total%16 != 0 {
+		return cptdrv.CompGood, cptdrv.UCBadLength, 0
+	}
+	k, err := d.keys.aes(ctx)
+	if err != nil {
+		return cptdrv.CompGood, cptdrv.UCBadKey, 0
+	}
 	iv := (*[16]byte)(ctx.IV[:16])
 	switch inst.Param1 {
 	case cptdrv.CipherAESCBC:
-		if total%16 != 0 {
-			return cptdrv.CompGood, cptdrv.UCBadLength, 0
-		}
-		k, err := d.keys.cbc(ctx)
-		if err != nil {
-			return cptdrv.CompGood, cptdrv.UCBadKey, 0
-		}
 		crypt := k.CBCDecrypt
 		if minor == cptdrv.MinorEnc {
 			crypt = k.CBCEncrypt
@@ -76,27 +76,32 @@ func (d *Device) blockMode(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint3
 		crypt(iv, out[:len(prefix)], prefix)
 		crypt(iv, out[len(prefix):], in)
 	case cptdrv.CipherAESCTR:
-		b, err := d.keys.block(ctx)
-		if err != nil {
-			return cptdrv.CompGood, cptdrv.UCBadKey, 0
-		}
-		ctrCrypt(b, st, iv[:], out[:len(prefix)], prefix)
-		ctrCrypt(b, st, iv[:], out[len(prefix):], in)
+		ctrCrypt(k, st, iv, out[:len(prefix)], prefix)
+		ctrCrypt(k, st, iv, out[len(prefix):], in)
 	}
 	return cptdrv.CompGood, cptdrv.UCSuccess, uint32(total)
 }
 
-// cbcCipher runs CBC over whole blocks (dst may be exactly src) with the
-// chaining value in iv, and leaves the next one there.
-type cbcCipher interface {
+// blockModes runs the modes over whole blocks (dst may be exactly src):
+// CBC with the chaining value in iv, CTR from the counter block in ctr;
+// both leave the next value there.
+type blockModes interface {
 	CBCEncrypt(iv *[16]byte, dst, src []byte)
 	CBCDecrypt(iv *[16]byte, dst, src []byte)
+	CTR(ctr *[16]byte, dst, src []byte)
 }
 
-// genericCBC is cbcCipher on crypto/cipher, for CPUs without AES-NI.
-type genericCBC struct{ b cipher.Block }
+// genericModes is blockModes on crypto/cipher, for CPUs without AES-NI.
+type genericModes struct{ b cipher.Block }
 
-func (g genericCBC) CBCEncrypt(iv *[16]byte, dst, src []byte) {
+func (g genericModes) CTR(ctr *[16]byte, dst, src []byte) {
+	if n := len(src) &^ 15; n > 0 {
+		cipher.NewCTR(g.b, ctr[:]).XORKeyStream(dst[:n], src[:n])
+		addCounter(ctr[:], uint64(n/16))
+	}
+}
+
+func (g genericModes) CBCEncrypt(iv *[16]byte, dst, src []byte) {
 	if len(src) == 0 {
 		return
 	}
@@ -104,7 +109,7 @@ func (g genericCBC) CBCEncrypt(iv *[16]byte, dst, src []byte) {
 	copy(iv[:], dst[len(src)-16:len(src)])
 }
 
-func (g genericCBC) CBCDecrypt(iv *[16]byte, dst, src []byte) {
+func (g genericModes) CBCDecrypt(iv *[16]byte, dst, src []byte) {
 	if len(src) == 0 {
 		return
 	}
@@ -118,7 +123,7 @@ func (g genericCBC) CBCDecrypt(iv *[16]byte, dst, src []byte) {
 // current keystream block, then whole blocks from the counter in ctr
 // (128-bit big-endian, as OpenSSL and NIST SP 800-38A count), then part of
 // a new block whose rest is kept for the next instruction.
-func ctrCrypt(b cipher.Block, st *blockState, ctr, dst, src []byte) {
+func ctrCrypt(k blockModes, st *blockState, ctr *[16]byte, dst, src []byte) {
 	if len(src) == 0 {
 		return
 	}
@@ -132,13 +137,11 @@ func ctrCrypt(b cipher.Block, st *blockState, ctr, dst, src []byte) {
 		dst, src = dst[k:], src[k:]
 	}
 	full := len(src) &^ 15
-	if full > 0 {
-		cipher.NewCTR(b, ctr).XORKeyStream(dst[:full], src[:full])
-		addCounter(ctr, uint64(full/16))
-	}
+	k.CTR(ctr, dst[:full], src[:full])
 	if rest := len(src) - full; rest > 0 {
-		b.Encrypt(st.ks[:], ctr)
-		addCounter(ctr, 1)
+		// The keystream block is the encryption of zeros.
+		st.ks = [16]byte{}
+		k.CTR(ctr, st.ks[:], st.ks[:])
 		subtle.XORBytes(dst[full:], src[full:], st.ks[:rest])
 		st.used = uint8(rest)
 	}

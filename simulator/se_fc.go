@@ -2,7 +2,6 @@ package simulator
 
 import (
 	"crypto/aes"
-	"crypto/cipher"
 	"crypto/subtle"
 	"sync"
 	"sync/atomic"
@@ -172,29 +171,20 @@ func (c *keyCache) gcm(ctx *cptdrv.CipherContext) (*aesgcm.Key, error) {
 	return k.(*aesgcm.Key), nil
 }
 
-// block returns the AES block cipher of ctx's key, for CTR.
-func (c *keyCache) block(ctx *cptdrv.CipherContext) (cipher.Block, error) {
-	k, err := c.get(ctx, cptdrv.CipherAESCTR, func(key []byte) (any, error) { return aes.NewCipher(key) })
-	if err != nil {
-		return nil, err
-	}
-	return k.(cipher.Block), nil
-}
-
-// cbc returns ctx's key expanded for CBC: the AES-NI loop where the CPU
-// has it, crypto/cipher otherwise.
-func (c *keyCache) cbc(ctx *cptdrv.CipherContext) (cbcCipher, error) {
+// aes returns ctx's key expanded for CBC and CTR: the AES-NI loops where
+// the CPU has them, crypto/cipher otherwise.
+func (c *keyCache) aes(ctx *cptdrv.CipherContext) (blockModes, error) {
 	k, err := c.get(ctx, cptdrv.CipherAESCBC, func(key []byte) (any, error) {
 		if aesni.Available {
 			return aesni.NewKey(key)
 		}
 		b, err := aes.NewCipher(key)
-		return genericCBC{b}, err
+		return genericModes{b}, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return k.(cbcCipher), nil
+	return k.(blockModes), nil
 }
 
 func (c *keyCache) forget(id uint64) {

@@ -19,3 +19,6 @@ func cbcEncrypt(rk *byte, rounds int, iv *[16]byte, dst, src *byte, n int)
 
 //go:noescape
 func cbcDecrypt(rk *byte, rounds int, iv *[16]byte, dst, src *byte, n int)
+
+//go:noescape
+func ctrXOR(rk *byte, rounds int, ctr *[16]byte, dst, src *byte, n int)

@@ -158,3 +158,149 @@ decDone:
 	VMOVDQU X0, (DX)
 	VZEROUPPER
 	RET
+
+// EIGHT applies INSTR with key K to X1..X8.
+#define EIGHT(INSTR, K) \
+	INSTR K, X1, X1; \
+	INSTR K, X2, X2; \
+	INSTR K, X3, X3; \
+	INSTR K, X4, X4; \
+	INSTR K, X5, X5; \
+	INSTR K, X6, X6; \
+	INSTR K, X7, X7; \
+	INSTR K, X8, X8
+#define ROUNDS8(INSTR, LAST) \
+	EIGHT(INSTR, 16(AX)); \
+	EIGHT(INSTR, 32(AX)); \
+	EIGHT(INSTR, 48(AX)); \
+	EIGHT(INSTR, 64(AX)); \
+	EIGHT(INSTR, 80(AX)); \
+	EIGHT(INSTR, 96(AX)); \
+	EIGHT(INSTR, 112(AX)); \
+	EIGHT(INSTR, 128(AX)); \
+	EIGHT(INSTR, 144(AX)); \
+	CMPQ CX, $10; \
+	JEQ 35(PC); \
+	EIGHT(INSTR, 160(AX)); \
+	EIGHT(INSTR, 176(AX)); \
+	CMPQ CX, $12; \
+	JEQ 17(PC); \
+	EIGHT(INSTR, 192(AX)); \
+	EIGHT(INSTR, 208(AX)); \
+	EIGHT(LAST, (R8))
+
+// COUNTER sets X to the 128-bit big-endian counter R9:R10 (high:low
+// halves, native order) XOR the first round key (X9), then increments it.
+#define COUNTER(X) \
+	MOVQ R9, R13; \
+	BSWAPQ R13; \
+	MOVQ R10, R12; \
+	BSWAPQ R12; \
+	VMOVQ R13, X; \
+	VPINSRQ $1, R12, X, X; \
+	VPXOR X9, X, X; \
+	ADDQ $1, R10; \
+	ADCQ $0, R9
+
+// FASTCOUNTER sets X to the counter block whose 128-bit little-endian
+// value is in X10 (byte-reversed by the mask in X12) XOR the first round
+// key, and adds X11 (1 in the low quadword) to X10: no carry into the high
+// quadword, which the caller rules out for the batch.
+#define FASTCOUNTER(X) \
+	VPSHUFB X12, X10, X; \
+	VPXOR X9, X, X; \
+	VPADDQ X11, X10, X10
+
+// func ctrXOR(rk *byte, rounds int, ctr *[16]byte, dst, src *byte, n int)
+// dst = src XOR the keystream of n > 0 whole blocks from the counter block
+// in ctr, which is left pointing past them. Eight blocks at a time, their
+// counters made in vector registers unless the low 64 bits wrap inside the
+// batch.
+TEXT ·ctrXOR(SB), NOSPLIT, $0-48
+	MOVQ rk+0(FP), AX
+	MOVQ rounds+8(FP), CX
+	MOVQ ctr+16(FP), DX
+	MOVQ dst+24(FP), DI
+	MOVQ src+32(FP), SI
+	MOVQ n+40(FP), BX
+	MOVQ CX, R8
+	SHLQ $4, R8
+	ADDQ AX, R8
+	MOVQ 0(DX), R9
+	BSWAPQ R9
+	MOVQ 8(DX), R10
+	BSWAPQ R10
+	VMOVDQU (AX), X9
+	MOVQ $1, R11
+	VMOVQ R11, X11
+	MOVQ $0x08090a0b0c0d0e0f, R11
+	VMOVQ R11, X12
+	MOVQ $0x0001020304050607, R11
+	VPINSRQ $1, R11, X12, X12
+ctrLoop8:
+	CMPQ BX, $8
+	JB ctrLoop1
+	MOVQ R10, R11
+	ADDQ $8, R11
+	JCS ctrSlow8
+	VMOVQ R10, X10
+	VPINSRQ $1, R9, X10, X10
+	FASTCOUNTER(X1)
+	FASTCOUNTER(X2)
+	FASTCOUNTER(X3)
+	FASTCOUNTER(X4)
+	FASTCOUNTER(X5)
+	FASTCOUNTER(X6)
+	FASTCOUNTER(X7)
+	FASTCOUNTER(X8)
+	MOVQ R11, R10
+	JMP ctrRounds8
+ctrSlow8:
+	COUNTER(X1)
+	COUNTER(X2)
+	COUNTER(X3)
+	COUNTER(X4)
+	COUNTER(X5)
+	COUNTER(X6)
+	COUNTER(X7)
+	COUNTER(X8)
+ctrRounds8:
+	ROUNDS8(VAESENC, VAESENCLAST)
+	VPXOR 0(SI), X1, X1
+	VPXOR 16(SI), X2, X2
+	VPXOR 32(SI), X3, X3
+	VPXOR 48(SI), X4, X4
+	VPXOR 64(SI), X5, X5
+	VPXOR 80(SI), X6, X6
+	VPXOR 96(SI), X7, X7
+	VPXOR 112(SI), X8, X8
+	VMOVDQU X1, 0(DI)
+	VMOVDQU X2, 16(DI)
+	VMOVDQU X3, 32(DI)
+	VMOVDQU X4, 48(DI)
+	VMOVDQU X5, 64(DI)
+	VMOVDQU X6, 80(DI)
+	VMOVDQU X7, 96(DI)
+	VMOVDQU X8, 112(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $8, BX
+	JMP ctrLoop8
+ctrLoop1:
+	TESTQ BX, BX
+	JZ ctrDone
+	COUNTER(X1)
+	ROUNDS(VAESENC, VAESENCLAST, X1)
+	VPXOR (SI), X1, X1
+	VMOVDQU X1, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	DECQ BX
+	JMP ctrLoop1
+ctrDone:
+	BSWAPQ R9
+	MOVQ R9, 0(DX)
+	BSWAPQ R10
+	MOVQ R10, 8(DX)
+	VZEROUPPER
+	RET

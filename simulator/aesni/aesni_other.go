@@ -12,3 +12,5 @@ func invMixColumns(_, _ *[16]byte) { panic("aesni: not available") }
 func cbcEncrypt(*byte, int, *[16]byte, *byte, *byte, int) { panic("aesni: not available") }
 
 func cbcDecrypt(*byte, int, *[16]byte, *byte, *byte, int) { panic("aesni: not available") }
+
+func ctrXOR(*byte, int, *[16]byte, *byte, *byte, int) { panic("aesni: not available") }

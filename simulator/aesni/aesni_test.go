@@ -88,3 +88,73 @@ func BenchmarkCBCDecrypt16K(b *testing.B) {
 		k.CBCDecrypt(&iv, buf, buf)
 	}
 }
+
+// CTR against crypto/cipher: every key size, runs of 1 to 300 blocks (the
+// eight-block loop and its tail), counters that carry across the 64-bit
+// halves and wrap at 2^128, in place and not.
+func TestCTRAgainstCryptoCipher(t *testing.T) {
+	if !Available {
+		t.Skip("no AES-NI/AVX")
+	}
+	rng := rand.New(rand.NewSource(2))
+	for i := 0; i < 3000; i++ {
+		key := make([]byte, []int{16, 24, 32}[i%3])
+		rng.Read(key)
+		var ctr [16]byte
+		rng.Read(ctr[:])
+		switch i % 5 {
+		case 0: // the low half carries into the high half
+			for j := 8; j < 16; j++ {
+				ctr[j] = 0xff
+			}
+			ctr[15] = byte(0xff - rng.Intn(8))
+		case 1: // 2^128 wraps to 0
+			for j := range ctr {
+				ctr[j] = 0xff
+			}
+			ctr[15] = byte(0xff - rng.Intn(8))
+		}
+		msg := make([]byte, 16*(1+rng.Intn(300)))
+		rng.Read(msg)
+		b, _ := aes.NewCipher(key)
+		want := make([]byte, len(msg))
+		cipher.NewCTR(b, ctr[:]).XORKeyStream(want, msg)
+		k, _ := NewKey(key)
+		out := append([]byte(nil), msg...)
+		if i%2 == 1 {
+			out = make([]byte, len(msg))
+		}
+		c := ctr
+		for off := 0; off < len(msg); {
+			n := 16 * (1 + rng.Intn((len(msg)-off)/16))
+			k.CTR(&c, out[off:off+n], msg[off:off+n])
+			off += n
+		}
+		if !bytes.Equal(out, want) {
+			t.Fatalf("key %d bytes, %d blocks, counter %x: mismatch", len(key), len(msg)/16, ctr)
+		}
+		// The counter moved on by the number of blocks.
+		end := ctr
+		for j := 0; j < len(msg)/16; j++ {
+			for x := 15; x >= 0; x-- {
+				end[x]++
+				if end[x] != 0 {
+					break
+				}
+			}
+		}
+		if c != end {
+			t.Fatalf("counter %x after %d blocks, want %x", c, len(msg)/16, end)
+		}
+	}
+}
+
+func BenchmarkCTR16K(b *testing.B) {
+	k, _ := NewKey(make([]byte, 16))
+	buf := make([]byte, 16384)
+	var ctr [16]byte
+	b.SetBytes(int64(len(buf)))
+	for b.Loop() {
+		k.CTR(&ctr, buf, buf)
+	}
+}
