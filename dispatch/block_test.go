@@ -143,3 +143,60 @@ func TestBlockCipherErrors(t *testing.T) {
 		t.Errorf("small output: %v", err)
 	}
 }
+
+// A stream exported halfway and imported into a fresh context (as the C
+// side's CPU path and the device hand it over) finishes the same message,
+// CTR streams in the middle of a keystream block included.
+func TestBlockStreamExportImport(t *testing.T) {
+	env := testEnv(t)
+	rng := rand.New(rand.NewSource(6))
+	for i := 0; i < 200; i++ {
+		id := []int{AlgAES128CBC, AlgAES256CTR}[i%2]
+		b := CipherByID(id).(blockCipher)
+		key, iv := make([]byte, b.keyLen), make([]byte, blockLen)
+		rng.Read(key)
+		rng.Read(iv)
+		msg := make([]byte, 1+rng.Intn(200))
+		rng.Read(msg)
+		// Random bytes are no padded ciphertext: decryptions run unpadded.
+		enc := i%4 < 2
+		pad := enc
+		want, err := blockRun(t, env, b, enc, pad, false, key, iv, msg[:len(msg)&^15], rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := msg[:len(msg)&^15]
+		a, z := dma(t, int(b.StateSize())), dma(t, int(b.StateSize()))
+		src := dma(t, len(in)+1)
+		copy(src, in)
+		out := dma(t, len(in)+2*blockLen)
+		var l paramList
+		zero := uint32(0)
+		if !pad {
+			l.add("padding", TypeUnsigned, unsafe.Pointer(&zero), unsafe.Sizeof(zero))
+		}
+		if err := b.Init(env, ptr(a), enc, key, true, iv, true, l.params()); err != nil {
+			t.Fatal(err)
+		}
+		// The importing context knows the key only.
+		if err := b.Init(env, ptr(z), !enc, key, true, nil, false, Params{}); err != nil {
+			t.Fatal(err)
+		}
+		cut := rng.Intn(len(in) + 1)
+		n1, _, err := b.Update(env, ptr(a), ptr(out), len(out), ptr(src), cut, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.ImportStream(env, ptr(z), b.ExportStream(env, ptr(a))); err != nil {
+			t.Fatal(err)
+		}
+		n2, _, err := b.Update(env, ptr(z), ptr(out[n1:]), len(out)-n1, ptr(src[cut:]), len(in)-cut, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n3, _, err := b.Final(env, ptr(z), ptr(out[n1+n2:]), len(out)-n1-n2, nil)
+		if err != nil || !bytes.Equal(out[:n1+n2+n3], want) {
+			t.Fatalf("%s, %d bytes cut at %d, encrypt %v: %v", b.name, len(in), cut, enc, err)
+		}
+	}
+}

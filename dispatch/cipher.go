@@ -32,6 +32,25 @@ type OneShotCipher interface {
 	OneShot(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, in unsafe.Pointer, inl int, w Waiter) (outl int, pending bool, err *Error)
 }
 
+// StreamState is the state of an unauthenticated cipher stream as the C
+// side's CPU path and the device path hand it over (struct
+// cpt_stream_state).
+type StreamState struct {
+	IV     [16]byte
+	Buf    [16]byte
+	BufLen uint32
+	Num    uint32
+	Pad    int32
+	Enc    int32
+}
+
+// StreamCipher is implemented by the ciphers whose streams can move
+// between the device and the C side's CPU path.
+type StreamCipher interface {
+	ExportStream(env *Env, st unsafe.Pointer) StreamState
+	ImportStream(env *Env, st unsafe.Pointer, s StreamState) *Error
+}
+
 // AEADShadow is the head of every AEAD context's state that the C side
 // reads and writes too (struct cpt_aead_shadow in cptabi.h): the IV length,
 // and what lets the C side finish a message without calling Go.

@@ -8,24 +8,65 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/err.h>
 #include <openssl/params.h>
+#include <pthread.h>
 #include "cptprov.h"
 
 struct cptprov_cipher_alg {
     int id; /* CPT_ALG_* */
+    const char *name; /* for the CPU path's fetch */
     unsigned int mode; /* EVP_CIPH_*_MODE */
     size_t keylen, ivlen, blocksize;
     int aead, custom_iv;
     size_t max_ivlen; /* longest IV an init may carry */
 };
 
+/*
+ * The CPU path of the unauthenticated ciphers: below the provider's
+ * cpu_threshold an update runs on the calling CPU in a twin context of
+ * OpenSSL's default implementation, with no call into Go at all. The stream
+ * lives on one side at a time; crossing hands its state over
+ * (struct cpt_stream_state): from the twin, its updated IV and num and the
+ * bytes it buffers, which are the last bytes fed (kept in tail) and whose
+ * count follows from OpenSSL's rules; to the twin, a re-init with the IV
+ * and the buffered bytes fed again (for CTR, the counter before and num
+ * bytes, which rebuilds the keystream block).
+ */
+struct cpu_path {
+    EVP_CIPHER_CTX *twin; /* NULL: no CPU path for this context */
+    int active; /* the stream's state is in the twin */
+    int enc, pad;
+    unsigned char tail[16]; /* the last bytes fed to the twin */
+    size_t held; /* of which the twin buffers this many */
+    uint64_t ops, bytes; /* not yet added to cptprov_cpu_counters */
+};
+
+
 struct cptprov_cipher_ctx {
     struct cptprov_ctx *prov;
     const struct cptprov_cipher_alg *alg;
     struct cpt_pending_init pending;
+    struct cpu_path cpu;
     /* Go-owned state: plain values, so a copy is a valid duplicate. */
     unsigned char state[CPT_CIPHER_STATE_SIZE] __attribute__((aligned(64)));
 };
+
+struct cpt_cpu_counters cptprov_cpu_counters[CPT_MAX_ALGS];
+
+/* Adds a context's CPU-path counts to the process's: per context first, so
+ * that the hot path makes no atomic operation. */
+static void cpu_flush(struct cptprov_cipher_ctx *c)
+{
+    struct cpu_path *cp = &c->cpu;
+
+    if (cp->ops == 0 || c->alg->id < 0 || c->alg->id >= CPT_MAX_ALGS)
+        return;
+    atomic_fetch_add_explicit(&cptprov_cpu_counters[c->alg->id].ops, cp->ops, memory_order_relaxed);
+    atomic_fetch_add_explicit(&cptprov_cpu_counters[c->alg->id].bytes, cp->bytes,
+        memory_order_relaxed);
+    cp->ops = cp->bytes = 0;
+}
 
 static struct cpt_aead_shadow *shadow(const struct cptprov_cipher_ctx *c);
 
@@ -49,6 +90,8 @@ static void cptprov_cipher_freectx(void *vctx)
         return;
     if (api != NULL)
         api->cipher_free(c->alg->id, c->state);
+    cpu_flush(c);
+    EVP_CIPHER_CTX_free(c->cpu.twin);
     OPENSSL_clear_free(c, sizeof(*c));
 }
 
@@ -61,9 +104,136 @@ static void *cptprov_cipher_dupctx(void *vctx)
     if (d == NULL)
         return NULL;
     memcpy(d, c, sizeof(*d));
+    d->cpu.ops = d->cpu.bytes = 0;
+    if (c->cpu.twin != NULL) {
+        d->cpu.twin = EVP_CIPHER_CTX_new();
+        if (d->cpu.twin == NULL || !EVP_CIPHER_CTX_copy(d->cpu.twin, c->cpu.twin)) {
+            EVP_CIPHER_CTX_free(d->cpu.twin);
+            OPENSSL_clear_free(d, sizeof(*d));
+            return NULL;
+        }
+    }
     if (api != NULL)
         api->cipher_dup(d->alg->id, d->state);
     return d;
+}
+
+static EVP_CIPHER *cpu_cipher(const struct cptprov_cipher_alg *a);
+
+/* Starts a stream in the twin too (creating it on first use). */
+static void cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
+    const unsigned char *iv, int enc)
+{
+    struct cpu_path *cp = &c->cpu;
+    EVP_CIPHER *ciph;
+
+    if (c->alg->aead || c->prov->cpu_threshold == 0)
+        return;
+    if (cp->twin == NULL) {
+        if ((ciph = cpu_cipher(c->alg)) == NULL || (cp->twin = EVP_CIPHER_CTX_new()) == NULL)
+            return;
+        if (!EVP_CipherInit_ex2(cp->twin, ciph, NULL, NULL, enc, NULL)) {
+            EVP_CIPHER_CTX_free(cp->twin);
+            cp->twin = NULL;
+            return;
+        }
+        cp->pad = 1;
+    }
+    /* A fresh stream is the same on both sides: the twin takes it. */
+    cp->active = EVP_CipherInit_ex2(cp->twin, NULL, key, iv, enc, NULL)
+        && EVP_CIPHER_CTX_set_padding(cp->twin, cp->pad);
+    cp->enc = enc;
+    cp->held = 0;
+}
+
+/* Hands the stream from the twin to the device path. */
+static int cpu_leave(struct cptprov_cipher_ctx *c)
+{
+    struct cpu_path *cp = &c->cpu;
+    struct cpt_stream_state s;
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api;
+
+    if (!cp->active)
+        return 1;
+    memset(&s, 0, sizeof(s));
+    if (!EVP_CIPHER_CTX_get_updated_iv(cp->twin, s.iv, sizeof(s.iv))) {
+        CPT_RAISE(c->prov, CPT_R_INTERNAL, "reading the CPU path's IV");
+        return 0;
+    }
+    s.num = (uint32_t)EVP_CIPHER_CTX_get_num(cp->twin);
+    s.buf_len = (uint32_t)cp->held;
+    memcpy(s.buf, cp->tail + sizeof(cp->tail) - cp->held, cp->held);
+    s.pad = cp->pad;
+    s.enc = cp->enc;
+    if ((api = cptprov_go(c->prov)) == NULL)
+        return 0;
+    if (api->cipher_import(c->alg->id, c->state, &c->pending, &s, &st) != CPT_OK) {
+        cptprov_raise_status(c->prov, &st, "cipher_import");
+        return 0;
+    }
+    cp->active = 0;
+    return 1;
+}
+
+/* Takes the stream from the device path into the twin; 0 leaves it there. */
+static int cpu_enter(struct cptprov_cipher_ctx *c)
+{
+    struct cpu_path *cp = &c->cpu;
+    struct cpt_stream_state s;
+    struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api = cptprov_go_if_running();
+    unsigned char junk[32], zero[16] = { 0 };
+    int n, ok;
+
+    if (api == NULL || api->cipher_export(c->alg->id, c->state, &c->pending, &s, &st) != CPT_OK
+        || s.buf_len > sizeof(s.buf) || s.num >= 16)
+        return 0;
+    if (s.num != 0) { /* regenerate the keystream block from the counter before */
+        for (int i = 15; i >= 0 && s.iv[i]-- == 0; i--)
+            ;
+    }
+    ok = EVP_CipherInit_ex2(cp->twin, NULL, NULL, s.iv, s.enc, NULL)
+        && EVP_CIPHER_CTX_set_padding(cp->twin, s.pad)
+        && EVP_CipherUpdate(cp->twin, junk, &n, s.num != 0 ? zero : s.buf,
+            (int)(s.num != 0 ? s.num : s.buf_len))
+        && n == 0 + (s.num != 0 ? (int)s.num : 0);
+    if (!ok) {
+        ERR_clear_error();
+        return 0;
+    }
+    cp->enc = s.enc;
+    cp->pad = s.pad;
+    cp->held = s.buf_len;
+    memcpy(cp->tail + sizeof(cp->tail) - s.buf_len, s.buf, s.buf_len);
+    cp->active = 1;
+    return 1;
+}
+
+/* Feeds an update to the twin, keeping what the hand-over needs. */
+static int cpu_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *outl,
+    const unsigned char *in, size_t inl)
+{
+    struct cpu_path *cp = &c->cpu;
+    size_t total = cp->held + inl, keep;
+    int n;
+
+    if (!EVP_CipherUpdate(cp->twin, out, &n, in, (int)inl))
+        return 0;
+    *outl = (size_t)n;
+    cp->bytes += inl;
+    if (++cp->ops >= 256)
+        cpu_flush(c);
+    if (c->alg->blocksize > 1) {
+        /* OpenSSL buffers a partial block, and a padded decryption holds a
+         * last whole block back. */
+        keep = inl < sizeof(cp->tail) ? inl : sizeof(cp->tail);
+        memmove(cp->tail, cp->tail + keep, sizeof(cp->tail) - keep);
+        memcpy(cp->tail + sizeof(cp->tail) - keep, in + inl - keep, keep);
+        if (inl != 0)
+            cp->held = total % 16 != 0 || cp->enc || !cp->pad ? total % 16 : 16;
+    }
+    return 1;
 }
 
 /*
@@ -109,8 +279,10 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
             p->ivlen = ivlen;
             p->has_iv = 1;
         }
+        cpu_init(c, key, iv, enc);
         return 1;
     }
+    c->cpu.active = 0; /* parameters: the device path takes the stream */
     if ((api = cptprov_go(c->prov)) == NULL)
         return 0;
     if (api->cipher_init(c->alg->id, c->state, p, enc, (void *)key, keylen, (void *)iv,
@@ -165,9 +337,12 @@ static int cptprov_cipher_update(void *vctx, unsigned char *out, size_t *outl,
     struct cpt_notifier *n;
     int rc;
 
-    if (api == NULL)
-        return 0;
     *outl = 0;
+    if (c->cpu.twin != NULL && inl < c->prov->cpu_threshold
+        && (c->cpu.active || cpu_enter(c)))
+        return cpu_update(c, out, outl, in, inl);
+    if (api == NULL || !cpu_leave(c))
+        return 0;
     n = cptprov_async_begin();
     rc = api->cipher_update(c->alg->id, c->state, &c->pending, out, outl, outsize, (void *)in, inl,
         n, &st);
@@ -208,6 +383,16 @@ static int cptprov_cipher_final(void *vctx, unsigned char *out, size_t *outl, si
     *outl = 0;
     if (final_in_c(c))
         return 1;
+    if (c->cpu.active) {
+        int n;
+
+        cpu_flush(c);
+        if (!EVP_CipherFinal_ex(c->cpu.twin, out, &n))
+            return 0;
+        *outl = (size_t)n;
+        c->cpu.held = 0;
+        return 1;
+    }
     if ((api = cptprov_go(c->prov)) == NULL)
         return 0;
     n = cptprov_async_begin();
@@ -233,7 +418,7 @@ static int cptprov_cipher_cipher(void *vctx, unsigned char *out, size_t *outl,
             return cptprov_cipher_final(vctx, out, outl, outsize);
         return cptprov_cipher_update(vctx, out, outl, outsize, in, inl);
     }
-    if ((api = cptprov_go(c->prov)) == NULL)
+    if ((api = cptprov_go(c->prov)) == NULL || !cpu_leave(c))
         return 0;
     *outl = 0;
     n = cptprov_async_begin();
@@ -310,7 +495,7 @@ static int cptprov_cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 
     if (params == NULL || get_params_in_c(c, params) == 1)
         return 1;
-    if ((api = cptprov_go(c->prov)) == NULL)
+    if ((api = cptprov_go(c->prov)) == NULL || !cpu_leave(c))
         return 0;
     if (api->cipher_get_ctx_params(c->alg->id, c->state, &c->pending, params, &st) != CPT_OK) {
         cptprov_raise_status(c->prov, &st, "cipher_get_ctx_params");
@@ -327,7 +512,7 @@ static int cptprov_cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
     if (params == NULL || params[0].key == NULL || set_params_in_c(c, params) == 1)
         return 1;
-    if ((api = cptprov_go(c->prov)) == NULL)
+    if ((api = cptprov_go(c->prov)) == NULL || !cpu_leave(c))
         return 0;
     if (api->cipher_set_ctx_params(c->alg->id, c->state, &c->pending, (void *)params, &st)
         != CPT_OK) {
@@ -467,9 +652,9 @@ static const OSSL_PARAM *cptprov_generic_settable_ctx_params(void *cctx, void *p
  * One algorithm: its parameter row, newctx, get_params and dispatch table.
  * kind is aead or generic: which context parameters it lists.
  */
-#define CPTPROV_CIPHER(lc, ID, MODE, keybytes, ivbytes, maxiv, blkbytes, kind)           \
+#define CPTPROV_CIPHER(lc, ID, NAME, MODE, keybytes, ivbytes, maxiv, blkbytes, kind)     \
     static const struct cptprov_cipher_alg cptprov_##lc##_alg = {                 \
-        ID, MODE, keybytes, ivbytes, blkbytes, IS_##kind, IS_##kind, maxiv        \
+        ID, NAME, MODE, keybytes, ivbytes, blkbytes, IS_##kind, IS_##kind, maxiv  \
     };                                                                            \
     static void *cptprov_##lc##_newctx(void *provctx)                             \
     {                                                                             \
@@ -504,15 +689,36 @@ static const OSSL_PARAM *cptprov_generic_settable_ctx_params(void *cctx, void *p
 
 #define IS_aead 1
 #define IS_generic 0
-CPTPROV_CIPHER(aes128gcm, CPT_ALG_AES_128_GCM, EVP_CIPH_GCM_MODE, 16, 12, 128, 1, aead)
-CPTPROV_CIPHER(aes192gcm, CPT_ALG_AES_192_GCM, EVP_CIPH_GCM_MODE, 24, 12, 128, 1, aead)
-CPTPROV_CIPHER(aes256gcm, CPT_ALG_AES_256_GCM, EVP_CIPH_GCM_MODE, 32, 12, 128, 1, aead)
-CPTPROV_CIPHER(aes128cbc, CPT_ALG_AES_128_CBC, EVP_CIPH_CBC_MODE, 16, 16, 16, 16, generic)
-CPTPROV_CIPHER(aes192cbc, CPT_ALG_AES_192_CBC, EVP_CIPH_CBC_MODE, 24, 16, 16, 16, generic)
-CPTPROV_CIPHER(aes256cbc, CPT_ALG_AES_256_CBC, EVP_CIPH_CBC_MODE, 32, 16, 16, 16, generic)
-CPTPROV_CIPHER(aes128ctr, CPT_ALG_AES_128_CTR, EVP_CIPH_CTR_MODE, 16, 16, 16, 1, generic)
-CPTPROV_CIPHER(aes192ctr, CPT_ALG_AES_192_CTR, EVP_CIPH_CTR_MODE, 24, 16, 16, 1, generic)
-CPTPROV_CIPHER(aes256ctr, CPT_ALG_AES_256_CTR, EVP_CIPH_CTR_MODE, 32, 16, 16, 1, generic)
+CPTPROV_CIPHER(aes128gcm, CPT_ALG_AES_128_GCM, "AES-128-GCM", EVP_CIPH_GCM_MODE, 16, 12, 128, 1, aead)
+CPTPROV_CIPHER(aes192gcm, CPT_ALG_AES_192_GCM, "AES-192-GCM", EVP_CIPH_GCM_MODE, 24, 12, 128, 1, aead)
+CPTPROV_CIPHER(aes256gcm, CPT_ALG_AES_256_GCM, "AES-256-GCM", EVP_CIPH_GCM_MODE, 32, 12, 128, 1, aead)
+CPTPROV_CIPHER(aes128cbc, CPT_ALG_AES_128_CBC, "AES-128-CBC", EVP_CIPH_CBC_MODE, 16, 16, 16, 16, generic)
+CPTPROV_CIPHER(aes192cbc, CPT_ALG_AES_192_CBC, "AES-192-CBC", EVP_CIPH_CBC_MODE, 24, 16, 16, 16, generic)
+CPTPROV_CIPHER(aes256cbc, CPT_ALG_AES_256_CBC, "AES-256-CBC", EVP_CIPH_CBC_MODE, 32, 16, 16, 16, generic)
+CPTPROV_CIPHER(aes128ctr, CPT_ALG_AES_128_CTR, "AES-128-CTR", EVP_CIPH_CTR_MODE, 16, 16, 16, 1, generic)
+CPTPROV_CIPHER(aes192ctr, CPT_ALG_AES_192_CTR, "AES-192-CTR", EVP_CIPH_CTR_MODE, 24, 16, 16, 1, generic)
+CPTPROV_CIPHER(aes256ctr, CPT_ALG_AES_256_CTR, "AES-256-CTR", EVP_CIPH_CTR_MODE, 32, 16, 16, 1, generic)
+
+/*
+ * The CPU path's twins: OpenSSL's default implementations, fetched once
+ * per algorithm from cptprov's own library context.
+ */
+static EVP_CIPHER *cpu_ciphers[64];
+static pthread_mutex_t cpu_ciphers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static EVP_CIPHER *cpu_cipher(const struct cptprov_cipher_alg *a)
+{
+    EVP_CIPHER *c;
+    OSSL_LIB_CTX *lc;
+
+    if (a->id < 0 || a->id >= 64)
+        return NULL;
+    pthread_mutex_lock(&cpu_ciphers_lock);
+    if ((c = cpu_ciphers[a->id]) == NULL && (lc = cptprov_cpu_libctx()) != NULL)
+        c = cpu_ciphers[a->id] = EVP_CIPHER_fetch(lc, a->name, "provider=default");
+    pthread_mutex_unlock(&cpu_ciphers_lock);
+    return c;
+}
 
 /* Names and aliases as the default provider spells them. */
 const OSSL_ALGORITHM cptprov_ciphers[] = {

@@ -122,6 +122,22 @@ struct cpt_pending_init {
     unsigned char iv[128];
 };
 
+/*
+ * The state of an unauthenticated cipher stream (dispatch.StreamState), as
+ * the C side's CPU path and the device path hand it to each other: the
+ * running IV (CBC chain, CTR counter of the next block), the bytes not
+ * processed yet (a partial block, or the block a padded decryption holds
+ * back), the bytes used of the current CTR keystream block, and the mode.
+ */
+struct cpt_stream_state {
+    unsigned char iv[16];
+    unsigned char buf[16];
+    uint32_t buf_len;
+    uint32_t num;
+    int32_t pad;
+    int32_t enc;
+};
+
 /* What went wrong, filled by Go, raised by C through the core's upcalls. */
 struct cpt_status {
     int reason;
@@ -129,12 +145,21 @@ struct cpt_status {
 };
 
 /* Configuration handed to the Go side when it starts in a process. */
+/* Operations the C side's CPU path completed, per CPT_ALG_* id. */
+struct cpt_cpu_counters {
+    _Atomic uint64_t ops;
+    _Atomic uint64_t bytes;
+};
+#define CPT_MAX_ALGS 64
+
 struct cpt_config {
     const char *stats_dir; /* NULL: no statistics file */
     int se_engines; /* 0: number of CPUs */
     int ae_engines;
     int ring_depth; /* 0: default */
     const char *faults; /* simulator fault plan (tests), NULL: none */
+    /* CPT_MAX_ALGS counters the statistics add as "software" */
+    struct cpt_cpu_counters *cpu_counters;
 };
 
 /*

@@ -12,12 +12,24 @@
 #define CPTPROV_PROPS "provider=cptprov"
 
 /* Provider context: one per OSSL_provider_init (one per library context). */
+/* Default cpu_threshold (bytes), from the crossover measured in README. */
+#define CPTPROV_CPU_THRESHOLD 2048
+
 struct cptprov_ctx {
     const OSSL_CORE_HANDLE *handle;
     struct cpt_config cfg;
     char *stats_dir;
     char *faults;
+    /* Updates of the unauthenticated ciphers shorter than this run on the
+     * calling CPU (libcrypto's default implementation); 0: never. */
+    size_t cpu_threshold;
 };
+
+/* The default provider in a library context of cptprov's own, for the CPU
+ * path; NULL when it cannot be loaded. */
+OSSL_LIB_CTX *cptprov_cpu_libctx(void);
+/* The CPU path's counters (CPT_MAX_ALGS), per process: zeroed in a child. */
+extern struct cpt_cpu_counters cptprov_cpu_counters[CPT_MAX_ALGS];
 
 /* Entry points of libcptgo.so, resolved when it is loaded. */
 struct cptgo_api {
@@ -35,6 +47,10 @@ struct cptgo_api {
     int (*cipher_oneshot)(int alg, void *state, struct cpt_pending_init *pending, void *out,
         size_t *outl, size_t outsize, void *in, size_t inl, struct cpt_notifier *n,
         struct cpt_status *st);
+    int (*cipher_export)(int alg, void *state, struct cpt_pending_init *pending,
+        struct cpt_stream_state *out, struct cpt_status *st);
+    int (*cipher_import)(int alg, void *state, struct cpt_pending_init *pending,
+        struct cpt_stream_state *in, struct cpt_status *st);
     int (*cipher_get_ctx_params)(int alg, void *state, struct cpt_pending_init *pending,
         void *params, struct cpt_status *st);
     int (*cipher_set_ctx_params)(int alg, void *state, struct cpt_pending_init *pending,

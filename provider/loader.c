@@ -47,6 +47,11 @@ static void loader_child(void)
     pthread_mutex_init(&go_mu, NULL);
     atomic_store(&go_ready, 0);
     go_failed = 0;
+    /* The child's statistics are its own. */
+    for (int i = 0; i < CPT_MAX_ALGS; i++) {
+        atomic_store(&cptprov_cpu_counters[i].ops, 0);
+        atomic_store(&cptprov_cpu_counters[i].bytes, 0);
+    }
 }
 
 static void register_atfork(void)
@@ -138,6 +143,8 @@ static int resolve(void *h)
     SYM(cipher_update, "cptgo_cipher_update");
     SYM(cipher_final, "cptgo_cipher_final");
     SYM(cipher_oneshot, "cptgo_cipher_oneshot");
+    SYM(cipher_export, "cptgo_cipher_export");
+    SYM(cipher_import, "cptgo_cipher_import");
     SYM(cipher_get_ctx_params, "cptgo_cipher_get_ctx_params");
     SYM(cipher_set_ctx_params, "cptgo_cipher_set_ctx_params");
     SYM(cipher_dup, "cptgo_cipher_dup");

@@ -10,6 +10,8 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/params.h>
+#include <openssl/provider.h>
+#include <pthread.h>
 #include "cptprov.h"
 
 static OSSL_FUNC_core_get_params_fn *c_get_params;
@@ -105,11 +107,37 @@ static const OSSL_DISPATCH cptprov_dispatch[] = {
     { 0, NULL }
 };
 
+/*
+ * The CPU path's library context: the default provider only, created on
+ * first use (never at load) and kept for the life of the process, since
+ * contexts of every cptprov instance may hold its ciphers.
+ */
+static OSSL_LIB_CTX *cpu_libctx;
+static pthread_once_t cpu_libctx_once = PTHREAD_ONCE_INIT;
+
+static void cpu_libctx_init(void)
+{
+    OSSL_LIB_CTX *lc = OSSL_LIB_CTX_new();
+
+    if (lc != NULL && OSSL_PROVIDER_load(lc, "default") == NULL) {
+        OSSL_LIB_CTX_free(lc);
+        lc = NULL;
+    }
+    cpu_libctx = lc;
+}
+
+OSSL_LIB_CTX *cptprov_cpu_libctx(void)
+{
+    pthread_once(&cpu_libctx_once, cpu_libctx_init);
+    return cpu_libctx;
+}
+
 /* Reads the provider's configuration section (strings only at this stage). */
 static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
 {
-    char *stats_dir = NULL, *engines = NULL, *depth = NULL, *faults = NULL;
+    char *stats_dir = NULL, *engines = NULL, *depth = NULL, *faults = NULL, *cpu = NULL;
     OSSL_PARAM params[] = {
+        OSSL_PARAM_utf8_ptr("cpu_threshold", &cpu, 0),
         OSSL_PARAM_utf8_ptr("stats_dir", &stats_dir, 0),
         OSSL_PARAM_utf8_ptr("engines", &engines, 0),
         OSSL_PARAM_utf8_ptr("ring_depth", &depth, 0),
@@ -130,7 +158,13 @@ static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
         p->cfg.se_engines = p->cfg.ae_engines = atoi(engines);
     if (depth != NULL)
         p->cfg.ring_depth = atoi(depth);
+    p->cpu_threshold = CPTPROV_CPU_THRESHOLD;
+    if ((env = getenv("CPTPROV_CPU_THRESHOLD")) != NULL && env[0] != '\0')
+        cpu = (char *)env;
+    if (cpu != NULL)
+        p->cpu_threshold = (size_t)strtoull(cpu, NULL, 10);
     p->cfg.stats_dir = p->stats_dir;
+    p->cfg.cpu_counters = cptprov_cpu_counters;
     p->cfg.faults = p->faults;
     return 1;
 }

@@ -57,6 +57,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"cptprov/cptdrv"
@@ -71,6 +72,7 @@ func main() {}
 var _ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_256_CTR-C.int(dispatch.AlgAES256CTR)]
+var _ = [1]struct{}{}[unsafe.Sizeof(C.struct_cpt_stream_state{})-unsafe.Sizeof(dispatch.StreamState{})]
 var _ = [1]struct{}{}[C.sizeof_struct_cpt_aead_shadow-unsafe.Sizeof(dispatch.AEADShadow{})]
 var _ = [1]struct{}{}[C.CPT_R_INVALID_KEY-C.int(dispatch.ReasonInvalidKey)]
 var _ = [1]struct{}{}[C.CPT_R_BAD_DECRYPT-C.int(dispatch.ReasonBadDecrypt)]
@@ -95,6 +97,8 @@ type process struct {
 	env      *dispatch.Env
 	counters *stats.Counters
 	writer   *stats.Writer
+	// cpu is the C side's CPU-path counters (C.CPT_MAX_ALGS), C memory.
+	cpu *C.struct_cpt_cpu_counters
 }
 
 var (
@@ -197,7 +201,7 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 		dev.Close()
 		return nil, err
 	}
-	p := &process{dev: dev, se: se, ae: ae, counters: stats.New()}
+	p := &process{dev: dev, se: se, ae: ae, counters: stats.New(), cpu: cfg.cpu_counters}
 	p.env = dispatch.NewEnv(se, ae, p.counters, dev.Forget, os.Getpid())
 	if cfg.stats_dir != nil {
 		p.writer = stats.NewWriter(C.GoString(cfg.stats_dir), p.snapshot)
@@ -209,9 +213,25 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 func (p *process) snapshot() stats.Snapshot {
 	qs := p.se.Stats()
 	ds := p.dev.Stats()
+	algs := p.counters.Snapshot()
+	if p.cpu != nil {
+		cpu := unsafe.Slice(p.cpu, C.CPT_MAX_ALGS)
+		for id := range cpu {
+			c := dispatch.CipherByID(id)
+			ops := atomic.LoadUint64((*uint64)(unsafe.Pointer(&cpu[id].ops)))
+			if c == nil || ops == 0 {
+				continue
+			}
+			a := algs[c.Name()]
+			a.Ops += ops
+			a.Software += ops
+			a.Bytes += atomic.LoadUint64((*uint64)(unsafe.Pointer(&cpu[id].bytes)))
+			algs[c.Name()] = a
+		}
+	}
 	return stats.Snapshot{
 		Backend:    p.dev.Name(),
-		Algorithms: p.counters.Snapshot(),
+		Algorithms: algs,
 		Device: map[string]uint64{
 			"submitted": qs.Submitted, "completed": qs.Completed, "queue_full": qs.Full,
 			"stale_completions": qs.Stale, "timeouts": qs.Timeouts, "assisted": qs.Assisted,
@@ -359,6 +379,35 @@ func cptgo_cipher_oneshot(alg C.int, state unsafe.Pointer, pending *C.struct_cpt
 	}
 	n, async, e := o.OneShot(env, state, out, int(outsize), in, int(inl), waiterOf(wn))
 	return pendingResult(outl, n, async, st, e)
+}
+
+//export cptgo_cipher_export
+func cptgo_cipher_export(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, out *C.struct_cpt_stream_state, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	c, env, e := cipherOf(alg, state, pending)
+	if e != nil {
+		return result(st, e)
+	}
+	s, ok := c.(dispatch.StreamCipher)
+	if !ok {
+		return result(st, &dispatch.Error{Reason: dispatch.ReasonWrongState, Msg: c.Name() + " has no stream state"})
+	}
+	*(*dispatch.StreamState)(unsafe.Pointer(out)) = s.ExportStream(env, state)
+	return C.CPT_OK
+}
+
+//export cptgo_cipher_import
+func cptgo_cipher_import(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, in *C.struct_cpt_stream_state, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	c, env, e := cipherOf(alg, state, pending)
+	if e != nil {
+		return result(st, e)
+	}
+	s, ok := c.(dispatch.StreamCipher)
+	if !ok {
+		return result(st, &dispatch.Error{Reason: dispatch.ReasonWrongState, Msg: c.Name() + " has no stream state"})
+	}
+	return result(st, s.ImportStream(env, state, *(*dispatch.StreamState)(unsafe.Pointer(in))))
 }
 
 //export cptgo_cipher_get_ctx_params
