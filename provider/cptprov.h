@@ -13,7 +13,7 @@
 
 /* Provider context: one per OSSL_provider_init (one per library context). */
 /* Default cpu_threshold (bytes), from the crossover measured in README. */
-#define CPTPROV_CPU_THRESHOLD 2048
+#define CPTPROV_CPU_THRESHOLD 4096
 
 struct cptprov_ctx {
     const OSSL_CORE_HANDLE *handle;

@@ -14,6 +14,7 @@ import (
 // schedule of the equivalent inverse cipher (FIPS 197, 5.3.5).
 type Key struct {
 	enc, dec [15][16]byte
+	enc2     [15][32]byte // each encryption round key twice, for VAES on 256 bits
 	rounds   int
 }
 
@@ -52,6 +53,10 @@ func NewKey(key []byte) (*Key, error) {
 			k.enc[r][4*j], k.enc[r][4*j+1], k.enc[r][4*j+2], k.enc[r][4*j+3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
 		}
 	}
+	for r := range k.enc {
+		copy(k.enc2[r][:16], k.enc[r][:])
+		copy(k.enc2[r][16:], k.enc[r][:])
+	}
 	k.dec[0], k.dec[k.rounds] = k.enc[k.rounds], k.enc[0]
 	for r := 1; r < k.rounds; r++ {
 		invMixColumns(&k.dec[r], &k.enc[k.rounds-r])
@@ -75,7 +80,12 @@ func (k *Key) CBCEncrypt(iv *[16]byte, dst, src []byte) {
 // big-endian counter block ctr (dst may be src), and advances ctr past
 // them.
 func (k *Key) CTR(ctr *[16]byte, dst, src []byte) {
-	if n := len(src) / 16; n > 0 {
+	n := len(src) / 16
+	if n >= 16 && haveVAES {
+		done := ctrXORWide(&k.enc2[0][0], k.rounds, ctr, &dst[0], &src[0], n)
+		dst, src, n = dst[16*done:], src[16*done:], n-done
+	}
+	if n > 0 {
 		ctrXOR(&k.enc[0][0], k.rounds, ctr, &dst[0], &src[0], n)
 	}
 }

@@ -14,3 +14,7 @@ func cbcEncrypt(*byte, int, *[16]byte, *byte, *byte, int) { panic("aesni: not av
 func cbcDecrypt(*byte, int, *[16]byte, *byte, *byte, int) { panic("aesni: not available") }
 
 func ctrXOR(*byte, int, *[16]byte, *byte, *byte, int) { panic("aesni: not available") }
+
+var haveVAES = false
+
+func ctrXORWide(*byte, int, *[16]byte, *byte, *byte, int) int { panic("aesni: not available") }
