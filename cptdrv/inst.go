@@ -81,14 +81,16 @@ func Op(major, minor uint8) uint16 { return uint16(major)<<8 | uint16(minor) }
 // context's IV field is the running state the driver loads and the engine
 // writes back after each instruction: the CBC chaining block, or the CTR
 // counter block of the next keystream block to generate. DLen of a CBC
-// instruction (with the FlagCtxData prefix) must be a multiple of 16; the
+// instruction (with the FlagCtxData prefix) must be a multiple of the block
+// size (16, 8 for 3DES, which is also its IVLen); the
 // driver buffers partial blocks and does the padding, as the real driver
 // does. A CTR stream keeps the unused rest of a partly used keystream block
 // in the context's Engine area across instructions; FlagStart discards it.
 const (
-	CipherAESGCM uint16 = 1
-	CipherAESCBC uint16 = 2
-	CipherAESCTR uint16 = 3
+	CipherAESGCM  uint16 = 1
+	CipherAESCBC  uint16 = 2
+	CipherAESCTR  uint16 = 3
+	Cipher3DESCBC uint16 = 4 // DES-EDE3 (24-byte key) in CBC mode, 8-byte blocks and IV
 )
 
 // Flags carried in Param2 of MajorFC instructions.

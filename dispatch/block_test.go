@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/des"
 	"math/rand"
 	"testing"
 	"unsafe"
@@ -18,7 +19,7 @@ func blockRun(t *testing.T, env *Env, b Cipher, enc, pad, async bool, key, iv, m
 	st := dma(t, int(b.StateSize()))
 	in := dma(t, len(msg)+1)
 	copy(in, msg)
-	out := dma(t, len(msg)+2*blockLen)
+	out := dma(t, len(msg)+2*maxBlock)
 	if err := b.Init(env, ptr(st), enc, key, true, iv, true, Params{}); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func blockRun(t *testing.T, env *Env, b Cipher, enc, pad, async bool, key, iv, m
 	for off := 0; off < len(msg); {
 		n := rng.Intn(len(msg) - off + 1)
 		if rng.Intn(4) == 0 {
-			n = min(len(msg)-off, blockLen*rng.Intn(4))
+			n = min(len(msg)-off, maxBlock*rng.Intn(4))
 		}
 		got, err := call(async, func(w Waiter) (int, bool, *Error) {
 			return b.Update(env, ptr(st), ptr(out[done:]), len(out)-done, ptr(in[off:]), n, w)
@@ -54,24 +55,34 @@ func blockRun(t *testing.T, env *Env, b Cipher, enc, pad, async bool, key, iv, m
 	return append([]byte(nil), out[:done+got]...), nil
 }
 
-func pkcs7(msg []byte) []byte {
-	p := blockLen - len(msg)%blockLen
+func pkcs7(msg []byte, bs int) []byte {
+	p := bs - len(msg)%bs
 	return append(append([]byte(nil), msg...), bytes.Repeat([]byte{byte(p)}, p)...)
+}
+
+// refBlock is the crypto/... block cipher of b, for reference results.
+func refBlock(b blockCipher, key []byte) cipher.Block {
+	if b.block == 8 {
+		c, _ := des.NewTripleDESCipher(key)
+		return c
+	}
+	c, _ := aes.NewCipher(key)
+	return c
 }
 
 func TestBlockCiphersMatchCryptoCipher(t *testing.T) {
 	env := testEnv(t)
 	rng := rand.New(rand.NewSource(4))
 	for i := 0; i < 400; i++ {
-		id := []int{AlgAES128CBC, AlgAES192CBC, AlgAES256CBC, AlgAES128CTR, AlgAES192CTR, AlgAES256CTR}[i%6]
+		id := []int{AlgAES128CBC, AlgAES192CBC, AlgAES256CBC, AlgAES128CTR, AlgAES192CTR, AlgAES256CTR, AlgDESEDE3CBC}[i%7]
 		b := CipherByID(id).(blockCipher)
-		key, iv := make([]byte, b.keyLen), make([]byte, blockLen)
+		key, iv := make([]byte, b.keyLen), make([]byte, b.block)
 		rng.Read(key)
 		rng.Read(iv)
 		msg := make([]byte, rng.Intn(700))
 		rng.Read(msg)
 		async := i%2 == 1
-		blk, _ := aes.NewCipher(key)
+		blk := refBlock(b, key)
 		if !b.padded {
 			want := make([]byte, len(msg))
 			cipher.NewCTR(blk, iv).XORKeyStream(want, msg)
@@ -85,9 +96,9 @@ func TestBlockCiphersMatchCryptoCipher(t *testing.T) {
 		}
 		// With padding the message is any length; without, whole blocks.
 		pad := i%4 < 2
-		input, padded := msg, pkcs7(msg)
+		input, padded := msg, pkcs7(msg, b.block)
 		if !pad {
-			input = msg[:len(msg)&^(blockLen-1)]
+			input = msg[:len(msg)-len(msg)%b.block]
 			padded = input
 		}
 		want := make([]byte, len(padded))
@@ -151,9 +162,9 @@ func TestBlockStreamExportImport(t *testing.T) {
 	env := testEnv(t)
 	rng := rand.New(rand.NewSource(6))
 	for i := 0; i < 200; i++ {
-		id := []int{AlgAES128CBC, AlgAES256CTR}[i%2]
+		id := []int{AlgAES128CBC, AlgAES256CTR, AlgDESEDE3CBC}[i%3]
 		b := CipherByID(id).(blockCipher)
-		key, iv := make([]byte, b.keyLen), make([]byte, blockLen)
+		key, iv := make([]byte, b.keyLen), make([]byte, b.block)
 		rng.Read(key)
 		rng.Read(iv)
 		msg := make([]byte, 1+rng.Intn(200))
@@ -169,7 +180,7 @@ func TestBlockStreamExportImport(t *testing.T) {
 		a, z := dma(t, int(b.StateSize())), dma(t, int(b.StateSize()))
 		src := dma(t, len(in)+1)
 		copy(src, in)
-		out := dma(t, len(in)+2*blockLen)
+		out := dma(t, len(in)+2*maxBlock)
 		var l paramList
 		zero := uint32(0)
 		if !pad {

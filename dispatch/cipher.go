@@ -66,15 +66,16 @@ type AEADShadow struct {
 
 // Cipher IDs shared with the C side (provider/cptabi.h CPT_ALG_*).
 const (
-	AlgAES128GCM = 1
-	AlgAES192GCM = 2
-	AlgAES256GCM = 3
-	AlgAES128CBC = 4
-	AlgAES192CBC = 5
-	AlgAES256CBC = 6
-	AlgAES128CTR = 7
-	AlgAES192CTR = 8
-	AlgAES256CTR = 9
+	AlgAES128GCM  = 1
+	AlgAES192GCM  = 2
+	AlgAES256GCM  = 3
+	AlgAES128CBC  = 4
+	AlgAES192CBC  = 5
+	AlgAES256CBC  = 6
+	AlgAES128CTR  = 7
+	AlgAES192CTR  = 8
+	AlgAES256CTR  = 9
+	AlgDESEDE3CBC = 10
 )
 
 // Counter slots of the asymmetric algorithms (Env.algCounters), after the
@@ -91,15 +92,16 @@ const (
 const maxAlg = 64
 
 var ciphers = [maxAlg]Cipher{
-	AlgAES128GCM: gcm{id: AlgAES128GCM, name: "AES-128-GCM", keyLen: 16},
-	AlgAES192GCM: gcm{id: AlgAES192GCM, name: "AES-192-GCM", keyLen: 24},
-	AlgAES256GCM: gcm{id: AlgAES256GCM, name: "AES-256-GCM", keyLen: 32},
-	AlgAES128CBC: blockCipher{id: AlgAES128CBC, name: "AES-128-CBC", keyLen: 16, device: cptdrv.CipherAESCBC, padded: true},
-	AlgAES192CBC: blockCipher{id: AlgAES192CBC, name: "AES-192-CBC", keyLen: 24, device: cptdrv.CipherAESCBC, padded: true},
-	AlgAES256CBC: blockCipher{id: AlgAES256CBC, name: "AES-256-CBC", keyLen: 32, device: cptdrv.CipherAESCBC, padded: true},
-	AlgAES128CTR: blockCipher{id: AlgAES128CTR, name: "AES-128-CTR", keyLen: 16, device: cptdrv.CipherAESCTR},
-	AlgAES192CTR: blockCipher{id: AlgAES192CTR, name: "AES-192-CTR", keyLen: 24, device: cptdrv.CipherAESCTR},
-	AlgAES256CTR: blockCipher{id: AlgAES256CTR, name: "AES-256-CTR", keyLen: 32, device: cptdrv.CipherAESCTR},
+	AlgAES128GCM:  gcm{id: AlgAES128GCM, name: "AES-128-GCM", keyLen: 16},
+	AlgAES192GCM:  gcm{id: AlgAES192GCM, name: "AES-192-GCM", keyLen: 24},
+	AlgAES256GCM:  gcm{id: AlgAES256GCM, name: "AES-256-GCM", keyLen: 32},
+	AlgAES128CBC:  blockCipher{id: AlgAES128CBC, name: "AES-128-CBC", keyLen: 16, block: 16, device: cptdrv.CipherAESCBC, padded: true},
+	AlgAES192CBC:  blockCipher{id: AlgAES192CBC, name: "AES-192-CBC", keyLen: 24, block: 16, device: cptdrv.CipherAESCBC, padded: true},
+	AlgAES256CBC:  blockCipher{id: AlgAES256CBC, name: "AES-256-CBC", keyLen: 32, block: 16, device: cptdrv.CipherAESCBC, padded: true},
+	AlgAES128CTR:  blockCipher{id: AlgAES128CTR, name: "AES-128-CTR", keyLen: 16, block: 16, device: cptdrv.CipherAESCTR},
+	AlgAES192CTR:  blockCipher{id: AlgAES192CTR, name: "AES-192-CTR", keyLen: 24, block: 16, device: cptdrv.CipherAESCTR},
+	AlgAES256CTR:  blockCipher{id: AlgAES256CTR, name: "AES-256-CTR", keyLen: 32, block: 16, device: cptdrv.CipherAESCTR},
+	AlgDESEDE3CBC: blockCipher{id: AlgDESEDE3CBC, name: "DES-EDE3-CBC", keyLen: 24, block: 8, device: cptdrv.Cipher3DESCBC, padded: true},
 }
 
 // CipherByID returns the cipher for a CPT_ALG_* id, or nil.

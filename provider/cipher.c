@@ -215,7 +215,7 @@ static int cpu_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *
     const unsigned char *in, size_t inl)
 {
     struct cpu_path *cp = &c->cpu;
-    size_t total = cp->held + inl, keep;
+    size_t total = cp->held + inl, keep, bs = c->alg->blocksize;
     int n;
 
     if (!EVP_CipherUpdate(cp->twin, out, &n, in, (int)inl))
@@ -224,14 +224,14 @@ static int cpu_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *
     cp->bytes += inl;
     if (++cp->ops >= 256)
         cpu_flush(c);
-    if (c->alg->blocksize > 1) {
+    if (bs > 1) {
         /* OpenSSL buffers a partial block, and a padded decryption holds a
          * last whole block back. */
         keep = inl < sizeof(cp->tail) ? inl : sizeof(cp->tail);
         memmove(cp->tail, cp->tail + keep, sizeof(cp->tail) - keep);
         memcpy(cp->tail + sizeof(cp->tail) - keep, in + inl - keep, keep);
         if (inl != 0)
-            cp->held = total % 16 != 0 || cp->enc || !cp->pad ? total % 16 : 16;
+            cp->held = total % bs != 0 || cp->enc || !cp->pad ? total % bs : bs;
     }
     return 1;
 }
@@ -698,6 +698,7 @@ CPTPROV_CIPHER(aes256cbc, CPT_ALG_AES_256_CBC, "AES-256-CBC", EVP_CIPH_CBC_MODE,
 CPTPROV_CIPHER(aes128ctr, CPT_ALG_AES_128_CTR, "AES-128-CTR", EVP_CIPH_CTR_MODE, 16, 16, 16, 1, generic)
 CPTPROV_CIPHER(aes192ctr, CPT_ALG_AES_192_CTR, "AES-192-CTR", EVP_CIPH_CTR_MODE, 24, 16, 16, 1, generic)
 CPTPROV_CIPHER(aes256ctr, CPT_ALG_AES_256_CTR, "AES-256-CTR", EVP_CIPH_CTR_MODE, 32, 16, 16, 1, generic)
+CPTPROV_CIPHER(desede3cbc, CPT_ALG_DES_EDE3_CBC, "DES-EDE3-CBC", EVP_CIPH_CBC_MODE, 24, 8, 8, 8, generic)
 
 /*
  * The CPU path's twins: OpenSSL's default implementations, fetched once
@@ -737,5 +738,7 @@ const OSSL_ALGORITHM cptprov_ciphers[] = {
     { "AES-128-CTR", CPTPROV_PROPS, cptprov_aes128ctr_functions, "AES-128-CTR on the CPT" },
     { "AES-192-CTR", CPTPROV_PROPS, cptprov_aes192ctr_functions, "AES-192-CTR on the CPT" },
     { "AES-256-CTR", CPTPROV_PROPS, cptprov_aes256ctr_functions, "AES-256-CTR on the CPT" },
+    { "DES-EDE3-CBC:DES3:1.2.840.113549.3.7", CPTPROV_PROPS, cptprov_desede3cbc_functions,
+        "DES-EDE3-CBC on the CPT" },
     { NULL, NULL, NULL, NULL }
 };

@@ -53,6 +53,7 @@
 #define CPT_ALG_AES_128_CTR 7
 #define CPT_ALG_AES_192_CTR 8
 #define CPT_ALG_AES_256_CTR 9
+#define CPT_ALG_DES_EDE3_CBC 10
 
 /* Key type ids (dispatch.Key*). */
 #define CPT_KEY_X25519 1

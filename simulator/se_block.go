@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"cptprov/cptdrv"
+	"cptprov/simulator/aesni"
 )
 
 // blockState is what a block or stream mode keeps in the context's Engine
@@ -32,7 +33,11 @@ func (d *Device) blockMode(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint3
 	}
 	ctx := cptdrv.ContextAt(inst.CPtr)
 	ctx.TagValid = 0
-	if ctx.KeyLen == 0 || ctx.IVLen != 16 || ctx.AADLen > uint32(len(ctx.AAD)) {
+	bs := 16
+	if inst.Param1 == cptdrv.Cipher3DESCBC {
+		bs = 8
+	}
+	if ctx.KeyLen == 0 || ctx.IVLen != uint32(bs) || ctx.AADLen > uint32(len(ctx.AAD)) {
 		return cptdrv.CompGood, cptdrv.UCBadContext, 0
 	}
 	st := (*blockState)(unsafe.Pointer(&ctx.Engine))
@@ -59,16 +64,16 @@ func (d *Device) blockMode(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint3
 	if len(prefix) > 0 && n > 0 && overlaps(out, in) || inexactOverlap(out[len(prefix):], in) {
 		in = bytes.Clone(in)
 	}
-	if inst.Param1 == cptdrv.CipherAESCBC && total%16 != 0 {
+	if inst.Param1 != cptdrv.CipherAESCTR && total%bs != 0 {
 		return cptdrv.CompGood, cptdrv.UCBadLength, 0
 	}
-	k, err := d.keys.aes(ctx)
+	k, err := d.keys.modes(ctx, inst.Param1)
 	if err != nil {
 		return cptdrv.CompGood, cptdrv.UCBadKey, 0
 	}
-	iv := (*[16]byte)(ctx.IV[:16])
+	iv := ctx.IV[:bs]
 	switch inst.Param1 {
-	case cptdrv.CipherAESCBC:
+	case cptdrv.CipherAESCBC, cptdrv.Cipher3DESCBC:
 		crypt := k.CBCDecrypt
 		if minor == cptdrv.MinorEnc {
 			crypt = k.CBCEncrypt
@@ -83,47 +88,55 @@ func (d *Device) blockMode(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint3
 }
 
 // blockModes runs the modes over whole blocks (dst may be exactly src):
-// CBC with the chaining value in iv, CTR from the counter block in ctr;
-// both leave the next value there.
+// CBC with the chaining value in iv, CTR from the counter block in ctr
+// (both a block long); both leave the next value there.
 type blockModes interface {
-	CBCEncrypt(iv *[16]byte, dst, src []byte)
-	CBCDecrypt(iv *[16]byte, dst, src []byte)
-	CTR(ctr *[16]byte, dst, src []byte)
+	CBCEncrypt(iv, dst, src []byte)
+	CBCDecrypt(iv, dst, src []byte)
+	CTR(ctr, dst, src []byte)
 }
 
-// genericModes is blockModes on crypto/cipher, for CPUs without AES-NI.
+// aesniModes is blockModes on the AES-NI loops.
+type aesniModes struct{ k *aesni.Key }
+
+func (a aesniModes) CBCEncrypt(iv, dst, src []byte) { a.k.CBCEncrypt((*[16]byte)(iv), dst, src) }
+func (a aesniModes) CBCDecrypt(iv, dst, src []byte) { a.k.CBCDecrypt((*[16]byte)(iv), dst, src) }
+func (a aesniModes) CTR(ctr, dst, src []byte)       { a.k.CTR((*[16]byte)(ctr), dst, src) }
+
+// genericModes is blockModes on crypto/cipher: 3DES, and AES on CPUs
+// without AES-NI.
 type genericModes struct{ b cipher.Block }
 
-func (g genericModes) CTR(ctr *[16]byte, dst, src []byte) {
+func (g genericModes) CTR(ctr, dst, src []byte) {
 	if n := len(src) &^ 15; n > 0 {
-		cipher.NewCTR(g.b, ctr[:]).XORKeyStream(dst[:n], src[:n])
-		addCounter(ctr[:], uint64(n/16))
+		cipher.NewCTR(g.b, ctr).XORKeyStream(dst[:n], src[:n])
+		addCounter(ctr, uint64(n/16))
 	}
 }
 
-func (g genericModes) CBCEncrypt(iv *[16]byte, dst, src []byte) {
+func (g genericModes) CBCEncrypt(iv, dst, src []byte) {
 	if len(src) == 0 {
 		return
 	}
-	cipher.NewCBCEncrypter(g.b, iv[:]).CryptBlocks(dst, src)
-	copy(iv[:], dst[len(src)-16:len(src)])
+	cipher.NewCBCEncrypter(g.b, iv).CryptBlocks(dst, src)
+	copy(iv, dst[len(src)-len(iv):len(src)])
 }
 
-func (g genericModes) CBCDecrypt(iv *[16]byte, dst, src []byte) {
+func (g genericModes) CBCDecrypt(iv, dst, src []byte) {
 	if len(src) == 0 {
 		return
 	}
 	var next [16]byte
-	copy(next[:], src[len(src)-16:]) // before an in-place decryption overwrites it
-	cipher.NewCBCDecrypter(g.b, iv[:]).CryptBlocks(dst, src)
-	*iv = next
+	copy(next[:], src[len(src)-len(iv):]) // before an in-place decryption overwrites it
+	cipher.NewCBCDecrypter(g.b, iv).CryptBlocks(dst, src)
+	copy(iv, next[:len(iv)])
 }
 
 // ctrCrypt XORs src with the CTR keystream: first what is left of the
 // current keystream block, then whole blocks from the counter in ctr
 // (128-bit big-endian, as OpenSSL and NIST SP 800-38A count), then part of
 // a new block whose rest is kept for the next instruction.
-func ctrCrypt(k blockModes, st *blockState, ctr *[16]byte, dst, src []byte) {
+func ctrCrypt(k blockModes, st *blockState, ctr, dst, src []byte) {
 	if len(src) == 0 {
 		return
 	}

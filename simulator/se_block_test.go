@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/des"
 	"math/rand"
 	"testing"
 	"unsafe"
@@ -23,7 +24,7 @@ func blockStream(t *testing.T, q *cptdrv.Queue, cipherID uint16, enc, async, inP
 	ctx.KeyLen = uint32(len(key))
 	ctx.KeyID = rng.Uint64()
 	copy(ctx.IV[:], iv)
-	ctx.IVLen = 16
+	ctx.IVLen = uint32(len(iv))
 	in := dmaBuf(t, len(msg)+1)
 	copy(in, msg)
 	out := in
@@ -52,8 +53,11 @@ func blockStream(t *testing.T, q *cptdrv.Queue, cipherID uint16, enc, async, inP
 		return <-ch
 	}
 	unit := 1
-	if cipherID == cptdrv.CipherAESCBC {
+	switch cipherID {
+	case cptdrv.CipherAESCBC:
 		unit = 16
+	case cptdrv.Cipher3DESCBC:
+		unit = 8
 	}
 	flags := cptdrv.FlagStart
 	for off := 0; off < len(msg); {
@@ -123,6 +127,20 @@ func testBlockModes(t *testing.T, iters int) {
 		}
 		if got := blockStream(t, q, cptdrv.CipherAESCBC, false, async, inPlace, key, iv, want, rng); !bytes.Equal(got, msg) {
 			t.Fatalf("CBC decrypt, %d blocks: mismatch", blocks)
+		}
+
+		// 3DES-CBC, 8-byte blocks.
+		key3, iv3 := make([]byte, 24), make([]byte, 8)
+		rng.Read(key3)
+		rng.Read(iv3)
+		b3, _ := des.NewTripleDESCipher(key3)
+		want3 := make([]byte, len(msg)/2)
+		cipher.NewCBCEncrypter(b3, iv3).CryptBlocks(want3, msg[:len(msg)/2])
+		if got := blockStream(t, q, cptdrv.Cipher3DESCBC, true, async, inPlace, key3, iv3, msg[:len(msg)/2], rng); !bytes.Equal(got, want3) {
+			t.Fatalf("3DES-CBC encrypt, %d bytes: mismatch", len(want3))
+		}
+		if got := blockStream(t, q, cptdrv.Cipher3DESCBC, false, async, inPlace, key3, iv3, want3, rng); !bytes.Equal(got, msg[:len(msg)/2]) {
+			t.Fatalf("3DES-CBC decrypt, %d bytes: mismatch", len(want3))
 		}
 
 		msg = msg[:len(msg)-rng.Intn(16)*min(1, len(msg))]

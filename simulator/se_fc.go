@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"crypto/aes"
+	"crypto/des"
 	"crypto/subtle"
 	"sync"
 	"sync/atomic"
@@ -24,7 +25,7 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 	}
 	switch inst.Param1 {
 	case cptdrv.CipherAESGCM:
-	case cptdrv.CipherAESCBC, cptdrv.CipherAESCTR:
+	case cptdrv.CipherAESCBC, cptdrv.CipherAESCTR, cptdrv.Cipher3DESCBC:
 		return d.blockMode(inst)
 	default:
 		return cptdrv.CompBadInst, 0, 0
@@ -171,12 +172,22 @@ func (c *keyCache) gcm(ctx *cptdrv.CipherContext) (*aesgcm.Key, error) {
 	return k.(*aesgcm.Key), nil
 }
 
-// aes returns ctx's key expanded for CBC and CTR: the AES-NI loops where
-// the CPU has them, crypto/cipher otherwise.
-func (c *keyCache) aes(ctx *cptdrv.CipherContext) (blockModes, error) {
-	k, err := c.get(ctx, cptdrv.CipherAESCBC, func(key []byte) (any, error) {
+// modes returns ctx's key expanded for the block and stream modes: AES on
+// the AES-NI loops where the CPU has them, otherwise (and 3DES) on
+// crypto/cipher.
+func (c *keyCache) modes(ctx *cptdrv.CipherContext, cipherID uint16) (blockModes, error) {
+	kind := cptdrv.CipherAESCBC // CBC and CTR share AES keys
+	if cipherID == cptdrv.Cipher3DESCBC {
+		kind = cipherID
+	}
+	k, err := c.get(ctx, kind, func(key []byte) (any, error) {
+		if kind == cptdrv.Cipher3DESCBC {
+			b, err := des.NewTripleDESCipher(key)
+			return genericModes{b}, err
+		}
 		if aesni.Available {
-			return aesni.NewKey(key)
+			k, err := aesni.NewKey(key)
+			return aesniModes{k}, err
 		}
 		b, err := aes.NewCipher(key)
 		return genericModes{b}, err

@@ -1,11 +1,11 @@
 /*
- * sym_test - the unauthenticated ciphers of the provider under test against
- * OpenSSL's default provider: random keys, IVs and messages (0 bytes to
- * 1 MiB) in random update splits, both directions and across providers,
- * padding on and off, EVP_Cipher one-shots, the iv/updated-iv/num
- * parameters, contexts copied mid-stream, NIST SP 800-38A vectors, the
- * errors (bad padding, partial blocks), many concurrent ASYNC jobs, and the
- * provider's counters.
+ * sym_test - the unauthenticated ciphers of the provider under test
+ * (AES-CBC, AES-CTR, DES-EDE3-CBC) against OpenSSL's default provider:
+ * random keys, IVs and messages (0 bytes to 1 MiB) in random update splits,
+ * both directions and across providers, padding on and off, EVP_Cipher
+ * one-shots, the iv/updated-iv/num parameters, contexts copied mid-stream,
+ * NIST SP 800-38A vectors, the errors (bad padding, partial blocks), many
+ * concurrent ASYNC jobs, and the provider's counters.
  *
  *   sym_test [common options] [--iters N] [--maxlen BYTES]
  */
@@ -32,6 +32,7 @@ static const struct alg g_algs[] = {
     { "AES-128-CTR", 16, 16, 1, 0 },
     { "AES-192-CTR", 24, 16, 1, 0 },
     { "AES-256-CTR", 32, 16, 1, 0 },
+    { "DES-EDE3-CBC", 24, 8, 8, 1 },
 };
 #define NALG (sizeof(g_algs) / sizeof(g_algs[0]))
 
@@ -295,12 +296,12 @@ static void test_params_and_copy(void)
             for (int p = 0; p < 2; p++) {
                 ok = ok && EVP_EncryptUpdate(ctx[p], out[p] + done[p], &n, in + off, (int)k);
                 done[p] += (size_t)n;
-                ok = ok && EVP_CIPHER_CTX_get_updated_iv(ctx[p], uiv[p], 16);
+                ok = ok && EVP_CIPHER_CTX_get_updated_iv(ctx[p], uiv[p], a->ivlen);
                 num[p] = (unsigned int)EVP_CIPHER_CTX_get_num(ctx[p]);
             }
-            CPT_CHECK(ok && done[0] == done[1] && memcmp(uiv[0], uiv[1], 16) == 0 && num[0] == num[1],
+            CPT_CHECK(ok && done[0] == done[1] && memcmp(uiv[0], uiv[1], a->ivlen) == 0 && num[0] == num[1],
                 "%s: output, updated-iv and num agree after %zu bytes", a->name, off + k);
-            CPT_CHECK(EVP_CIPHER_CTX_get_original_iv(ctx[1], oiv, 16) && memcmp(oiv, iv, 16) == 0,
+            CPT_CHECK(EVP_CIPHER_CTX_get_original_iv(ctx[1], oiv, a->ivlen) && memcmp(oiv, iv, a->ivlen) == 0,
                 "%s: iv is the initial IV", a->name);
             off += k;
             if (off >= sizeof(in) / 2 && done[2] == 0) {

@@ -71,7 +71,7 @@ func main() {}
 // The numbers shared with the C side must agree.
 var _ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
-var _ = [1]struct{}{}[C.CPT_ALG_AES_256_CTR-C.int(dispatch.AlgAES256CTR)]
+var _ = [1]struct{}{}[C.CPT_ALG_DES_EDE3_CBC-C.int(dispatch.AlgDESEDE3CBC)]
 var _ = [1]struct{}{}[unsafe.Sizeof(C.struct_cpt_stream_state{})-unsafe.Sizeof(dispatch.StreamState{})]
 var _ = [1]struct{}{}[C.sizeof_struct_cpt_aead_shadow-unsafe.Sizeof(dispatch.AEADShadow{})]
 var _ = [1]struct{}{}[C.CPT_R_INVALID_KEY-C.int(dispatch.ReasonInvalidKey)]
