@@ -36,6 +36,7 @@ type blockCtx struct {
 	bufLen       uint8
 	enc          bool
 	keySet       bool
+	ivSet        bool
 	noPad        bool
 	startPending bool   // the next instruction starts a stream (discards CTR leftovers)
 	num          uint32 // CTR: bytes used of the current keystream block
@@ -52,16 +53,21 @@ func (b blockCipher) counters(env *Env) *stats.Alg { return env.algCounters(b.id
 func (b blockCipher) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, keySet bool, iv []byte, ivSet bool, params Params) *Error {
 	c := (*blockCtx)(st)
 	c.enc = enc
-	// Every init starts a new stream, continuing from the updated IV unless
-	// a new one is given (as OpenSSL's generic ciphers do).
+	// Every init starts a new stream. Without a new IV, CBC goes back to
+	// the one set last and CTR continues from its counter, as OpenSSL's
+	// generic ciphers do (1.1.1's behaviour for CBC).
 	c.bufLen, c.num, c.startPending = 0, 0, true
 	c.dev.IVLen = uint32(b.block)
-	if ivSet {
+	switch {
+	case ivSet:
 		if len(iv) != b.block {
 			return errorf(ReasonInvalidIVLength, "invalid IV length %d for %s (need %d)", len(iv), b.name, b.block)
 		}
 		copy(c.iv[:], iv)
 		copy(c.dev.IV[:], iv)
+		c.ivSet = true
+	case c.ivSet && b.padded:
+		copy(c.dev.IV[:], c.iv[:b.block])
 	}
 	if keySet {
 		if len(key) != b.keyLen {

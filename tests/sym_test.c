@@ -329,6 +329,37 @@ static void test_params_and_copy(void)
     }
 }
 
+/*
+ * A re-init without an IV (same key, or the key again) starts the next
+ * message from the IV set last for CBC and from the running counter for
+ * CTR, as the default provider does.
+ */
+static void test_reinit(void)
+{
+    for (size_t ai = 0; ai < NALG; ai++) {
+        const struct alg *a = &g_algs[ai];
+        unsigned char key[32] = { 3 }, iv[16] = { 4 }, out[2][3][48];
+        int ok = 1, n;
+
+        for (int p = 0; p < 2; p++) {
+            EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+            memset(out[p], 0, sizeof(out[p]));
+            ok = ok && EVP_EncryptInit_ex2(ctx, p ? g_tc[ai] : g_rc[ai], key, iv, NULL)
+                && EVP_CIPHER_CTX_set_padding(ctx, 0)
+                && EVP_EncryptUpdate(ctx, out[p][0], &n, out[p][0], 48)
+                && EVP_EncryptInit_ex2(ctx, NULL, NULL, NULL, NULL)
+                && EVP_EncryptUpdate(ctx, out[p][1], &n, out[p][1], 48)
+                && EVP_EncryptInit_ex2(ctx, NULL, key, NULL, NULL)
+                && EVP_EncryptUpdate(ctx, out[p][2], &n, out[p][2], 48);
+            EVP_CIPHER_CTX_free(ctx);
+        }
+        CPT_CHECK(ok && memcmp(out[0], out[1], sizeof(out[0])) == 0,
+            "%s: messages after re-inits without an IV agree", a->name);
+        g_used[ai] = 1;
+    }
+}
+
 struct job {
     size_t ai;
     unsigned char key[32], iv[16];
@@ -437,6 +468,7 @@ static const cpt_named_test g_tests[] = {
     { "errors", test_errors },
     { "oneshot", test_oneshot },
     { "params", test_params_and_copy },
+    { "reinit", test_reinit },
     { "async", test_async },
     { "stats", test_stats },
 };
