@@ -39,6 +39,7 @@ struct cpu_path {
     int enc, pad;
     unsigned char tail[16]; /* the last bytes fed to the twin */
     size_t held; /* of which the twin buffers this many */
+    int tls; /* libssl set a TLS version: records go to the device */
     uint64_t ops, bytes; /* not yet added to cptprov_cpu_counters */
 };
 
@@ -283,6 +284,8 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
         return 1;
     }
     c->cpu.active = 0; /* parameters: the device path takes the stream */
+    if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL)
+        c->cpu.tls = 1;
     if ((api = cptprov_go(c->prov)) == NULL)
         return 0;
     if (api->cipher_init(c->alg->id, c->state, p, enc, (void *)key, keylen, (void *)iv,
@@ -338,7 +341,7 @@ static int cptprov_cipher_update(void *vctx, unsigned char *out, size_t *outl,
     int rc;
 
     *outl = 0;
-    if (c->cpu.twin != NULL && inl < c->prov->cpu_threshold
+    if (c->cpu.twin != NULL && !c->cpu.tls && inl < c->prov->cpu_threshold
         && (c->cpu.active || cpu_enter(c)))
         return cpu_update(c, out, outl, in, inl);
     if (api == NULL || !cpu_leave(c))
@@ -512,6 +515,8 @@ static int cptprov_cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
     if (params == NULL || params[0].key == NULL || set_params_in_c(c, params) == 1)
         return 1;
+    if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL)
+        c->cpu.tls = 1;
     if ((api = cptprov_go(c->prov)) == NULL || !cpu_leave(c))
         return 0;
     if (api->cipher_set_ctx_params(c->alg->id, c->state, &c->pending, (void *)params, &st)
@@ -603,6 +608,7 @@ static const OSSL_PARAM generic_gettable_ctx_params[] = {
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, NULL, 0),
     OSSL_PARAM_END
 };
 

@@ -348,5 +348,26 @@ KEX="X25519 ECDSA" CERT=ec ENDS=client run_case interop-tls13-ecdsa-cptprov-clie
     TLS_AES_128_GCM_SHA256 -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256 -- \
     -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256
 
+# TLS 1.2 CBC suites: libssl sets tls-version (and tls-mac-size when the MAC
+# comes before encryption) and leaves padding, explicit IV and MAC removal
+# to the provider. Encrypt-then-MAC is OpenSSL's default; -no_etm with a
+# SHA-384 MAC keeps libssl on AES-256-CBC (for SHA-1 and SHA-256 MACs it
+# would take the default provider's stitched AES-CBC-HMAC ciphers).
+run_case tls12-aes128cbc-etm download AES-128-CBC \
+    ECDHE-RSA-AES128-SHA256 -cipher ECDHE-RSA-AES128-SHA256 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-SHA256
+run_case tls12-aes256cbc-mte download AES-256-CBC \
+    ECDHE-RSA-AES256-SHA384 -cipher ECDHE-RSA-AES256-SHA384 -no_etm -- \
+    -tls1_2 -cipher ECDHE-RSA-AES256-SHA384 -no_etm
+run_case tls12-aes256cbc-mte-async upload AES-256-CBC \
+    ECDHE-RSA-AES256-SHA384 -async -cipher ECDHE-RSA-AES256-SHA384 -no_etm -- \
+    -tls1_2 -cipher ECDHE-RSA-AES256-SHA384 -no_etm
+ENDS=server run_case interop-tls12-aes256cbc-mte-cptprov-server download AES-256-CBC \
+    ECDHE-RSA-AES256-SHA384 -cipher ECDHE-RSA-AES256-SHA384 -no_etm -- \
+    -tls1_2 -cipher ECDHE-RSA-AES256-SHA384 -no_etm
+ENDS=client run_case interop-tls12-aes128cbc-etm-cptprov-client download AES-128-CBC \
+    ECDHE-RSA-AES128-SHA256 -cipher ECDHE-RSA-AES128-SHA256 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-SHA256
+
 echo "tls_test: $(( ($(date +%s%N) - START) / 1000000 )) ms"
 cpt_finish
