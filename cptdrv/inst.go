@@ -50,6 +50,12 @@ const (
 	MajorModExp = 0x03
 	MajorECC    = 0x04
 	MajorECDSA  = 0x05
+	// MajorHash (symmetric engines) hashes a message piece by piece on the
+	// HashContext at CPtr: Param1 = Hash*, Param2 = FlagStart (a new
+	// message) | FlagFinal (write the digest at RPtr, RLen >= its size);
+	// the data is at DPtr. Between pieces the engine keeps the running
+	// state in the context.
+	MajorHash = 0x06
 
 	MinorModExpPlain  = 0x01
 	MinorModExpCRT    = 0x02
@@ -74,6 +80,30 @@ const (
 
 // Op builds a 16-bit opcode from its major and minor parts.
 func Op(major, minor uint8) uint16 { return uint16(major)<<8 | uint16(minor) }
+
+// Hashes carried in Param1 of MajorHash instructions.
+const (
+	HashSHA1      uint16 = 1
+	HashSHA224    uint16 = 2
+	HashSHA256    uint16 = 3
+	HashSHA384    uint16 = 4
+	HashSHA512    uint16 = 5
+	HashSHA512224 uint16 = 6
+	HashSHA512256 uint16 = 7
+)
+
+// HashContext is the device-visible context of one hash stream: the
+// engine's running state between pieces of a message.
+type HashContext struct {
+	State    [256]byte
+	StateLen uint32
+	_        uint32
+}
+
+// HashContextAt interprets the memory at addr as a HashContext.
+func HashContextAt(addr uintptr) *HashContext {
+	return (*HashContext)(unsafe.Add(unsafe.Pointer(nil), addr))
+}
 
 // Ciphers carried in Param1 of MajorFC instructions.
 //

@@ -55,6 +55,18 @@
 #define CPT_ALG_AES_256_CTR 9
 #define CPT_ALG_DES_EDE3_CBC 10
 
+/* Digest ids (cptdrv.Hash*); their counters are CPT_ALG_MD_BASE + id. */
+#define CPT_MD_SHA1 1
+#define CPT_MD_SHA224 2
+#define CPT_MD_SHA256 3
+#define CPT_MD_SHA384 4
+#define CPT_MD_SHA512 5
+#define CPT_MD_SHA512_224 6
+#define CPT_MD_SHA512_256 7
+#define CPT_ALG_MD_BASE 16
+/* Bytes of Go-owned state in a digest context (>= dispatch.MDStateSize). */
+#define CPT_MD_STATE_SIZE 272
+
 /* Key type ids (dispatch.Key*). */
 #define CPT_KEY_X25519 1
 #define CPT_KEY_EC 2

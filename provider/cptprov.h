@@ -47,6 +47,10 @@ struct cptgo_api {
     int (*cipher_oneshot)(int alg, void *state, struct cpt_pending_init *pending, void *out,
         size_t *outl, size_t outsize, void *in, size_t inl, struct cpt_notifier *n,
         struct cpt_status *st);
+    int (*digest_update)(int md, void *state, const void *in, size_t inl,
+        struct cpt_notifier *n, struct cpt_status *st);
+    int (*digest_final)(int md, void *state, void *out, size_t *outl, size_t outsize,
+        struct cpt_notifier *n, struct cpt_status *st);
     int (*cipher_export)(int alg, void *state, struct cpt_pending_init *pending,
         struct cpt_stream_state *out, struct cpt_status *st);
     int (*cipher_import)(int alg, void *state, struct cpt_pending_init *pending,
@@ -117,6 +121,7 @@ void cptprov_async_abort(struct cpt_notifier *n);
 
 /* cipher.c */
 extern const OSSL_ALGORITHM cptprov_ciphers[];
+extern const OSSL_ALGORITHM cptprov_digests[];
 
 /* keymgmt.c, exchange.c */
 extern const OSSL_ALGORITHM cptprov_keymgmts[];

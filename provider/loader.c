@@ -144,6 +144,8 @@ static int resolve(void *h)
     SYM(cipher_final, "cptgo_cipher_final");
     SYM(cipher_oneshot, "cptgo_cipher_oneshot");
     SYM(cipher_export, "cptgo_cipher_export");
+    SYM(digest_update, "cptgo_digest_update");
+    SYM(digest_final, "cptgo_digest_final");
     SYM(cipher_import, "cptgo_cipher_import");
     SYM(cipher_get_ctx_params, "cptgo_cipher_get_ctx_params");
     SYM(cipher_set_ctx_params, "cptgo_cipher_set_ctx_params");

@@ -57,6 +57,8 @@ static const OSSL_ALGORITHM *cptprov_query(void *provctx, int operation_id, int 
     switch (operation_id) {
     case OSSL_OP_CIPHER:
         return cptprov_ciphers;
+    case OSSL_OP_DIGEST:
+        return cptprov_digests;
     case OSSL_OP_KEYMGMT:
         return cptprov_keymgmts;
     case OSSL_OP_KEYEXCH:

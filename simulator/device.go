@@ -288,6 +288,11 @@ func (d *Device) run(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 			return cptdrv.CompBadInst, 0, 0
 		}
 		return d.flexiCrypto(inst)
+	case cptdrv.MajorHash:
+		if inst.Group != cptdrv.GroupSE {
+			return cptdrv.CompBadInst, 0, 0
+		}
+		return d.hash(inst)
 	case cptdrv.MajorModExp, cptdrv.MajorECC, cptdrv.MajorECDSA:
 		if inst.Group != cptdrv.GroupAE {
 			return cptdrv.CompBadInst, 0, 0

@@ -66,18 +66,42 @@ static int oneshot_once(EVP_CIPHER *c, int *failed_step)
     return ok;
 }
 
+/* Hashes 8 KiB with SHA-256 (the device path: steps 7 update, 8 final). */
+static int digest_once(OSSL_LIB_CTX *lc, int *failed_step)
+{
+    static unsigned char buf[8192];
+    unsigned char md[32];
+    EVP_MD *m = EVP_MD_fetch(lc, "SHA2-256", NULL);
+    EVP_MD_CTX *x = EVP_MD_CTX_new();
+    int ok = m != NULL && EVP_DigestInit_ex2(x, m, NULL);
+
+    *failed_step = ok ? 0 : 1;
+    if (ok && !EVP_DigestUpdate(x, buf, sizeof(buf))) {
+        *failed_step = 7;
+        ok = 0;
+    }
+    if (ok && !EVP_DigestFinal_ex(x, md, NULL)) {
+        *failed_step = 8;
+        ok = 0;
+    }
+    EVP_MD_CTX_free(x);
+    EVP_MD_free(m);
+    return ok;
+}
+
 static int child(const char *which, int want_step)
 {
     OSSL_LIB_CTX *lc = OSSL_LIB_CTX_new();
     EVP_CIPHER *c;
     int step, ok, oneshot = strcmp(which, "oneshot") == 0;
+    int digest = strncmp(which, "digest", 6) == 0;
     char err[256] = "";
 
     OSSL_PROVIDER_set_default_search_path(lc, path);
     if (OSSL_PROVIDER_load(lc, "cptprov") == NULL
         || (c = EVP_CIPHER_fetch(lc, oneshot ? "AES-128-CBC" : "AES-128-GCM", NULL)) == NULL)
         return 10;
-    ok = oneshot ? oneshot_once(c, &step) : encrypt_once(c, &step);
+    ok = digest ? digest_once(lc, &step) : oneshot ? oneshot_once(c, &step) : encrypt_once(c, &step);
     ERR_error_string_n(ERR_peek_last_error(), err, sizeof(err));
     if (ok || step != want_step || strstr(err, "internal error") == NULL) {
         fprintf(stderr, "  %s: ok=%d step=%d (want %d) error=\"%s\"\n", which, ok, step, want_step, err);
@@ -94,7 +118,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int step; } cases[] = {
         { "init", 1 }, { "set_params", 2 }, { "get_params", 3 }, { "update", 4 }, { "final", 5 },
-        { "oneshot", 6 },
+        { "oneshot", 6 }, { "digest_update", 7 }, { "digest_final", 8 },
     };
     int passed = 0, failed = 0;
 

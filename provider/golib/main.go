@@ -73,6 +73,9 @@ var _ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
 var _ = [1]struct{}{}[C.CPT_ALG_DES_EDE3_CBC-C.int(dispatch.AlgDESEDE3CBC)]
 var _ = [1]struct{}{}[unsafe.Sizeof(C.struct_cpt_stream_state{})-unsafe.Sizeof(dispatch.StreamState{})]
+var _ = [1]struct{}{}[C.CPT_MD_SHA512_256-C.int(cptdrv.HashSHA512256)]
+var _ = [1]struct{}{}[C.CPT_ALG_MD_BASE-dispatch.AlgMDBase]
+var _ = [C.CPT_MAX_ALGS/2 - C.CPT_ALG_MD_BASE - C.CPT_MD_SHA512_256]struct{}{} // below the asymmetric counters (32 on)
 var _ = [1]struct{}{}[C.sizeof_struct_cpt_aead_shadow-unsafe.Sizeof(dispatch.AEADShadow{})]
 var _ = [1]struct{}{}[C.CPT_R_INVALID_KEY-C.int(dispatch.ReasonInvalidKey)]
 var _ = [1]struct{}{}[C.CPT_R_BAD_DECRYPT-C.int(dispatch.ReasonBadDecrypt)]
@@ -168,7 +171,7 @@ func cptgo_start(cfg *C.struct_cpt_config, st *C.struct_cpt_status) (rc C.int) {
 		kt := dispatch.KeyTypeByID(id)
 		keysFit = keysFit && kt.StateSize() <= size && kt.GenStateSize() <= C.CPT_KEY_STATE_SIZE
 	}
-	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE || !keysFit || dispatch.MaxSigStateSize() > C.CPT_SIG_STATE_SIZE {
+	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE || dispatch.MDStateSize() > C.CPT_MD_STATE_SIZE || !keysFit || dispatch.MaxSigStateSize() > C.CPT_SIG_STATE_SIZE {
 		return result(st, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: "operation state larger than the C side reserves"})
 	}
 	p, err := startProcess(cfg)
@@ -217,16 +220,16 @@ func (p *process) snapshot() stats.Snapshot {
 	if p.cpu != nil {
 		cpu := unsafe.Slice(p.cpu, C.CPT_MAX_ALGS)
 		for id := range cpu {
-			c := dispatch.CipherByID(id)
+			name := dispatch.AlgName(id)
 			ops := atomic.LoadUint64((*uint64)(unsafe.Pointer(&cpu[id].ops)))
-			if c == nil || ops == 0 {
+			if name == "" || ops == 0 {
 				continue
 			}
-			a := algs[c.Name()]
+			a := algs[name]
 			a.Ops += ops
 			a.Software += ops
 			a.Bytes += atomic.LoadUint64((*uint64)(unsafe.Pointer(&cpu[id].bytes)))
-			algs[c.Name()] = a
+			algs[name] = a
 		}
 	}
 	return stats.Snapshot{
@@ -439,6 +442,42 @@ func cptgo_cipher_dup(alg C.int, state unsafe.Pointer) (rc C.int) {
 		c.Dup(env, state)
 	}
 	return C.CPT_OK
+}
+
+// mdOf finds a digest and the process environment for a call.
+func mdOf(md C.int) (*dispatch.MD, *dispatch.Env, *dispatch.Error) {
+	m := dispatch.MDByID(int(md))
+	if m == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: fmt.Sprintf("unknown digest id %d", md)}
+	}
+	if proc == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonDeviceUnavailable, Msg: "device not started"}
+	}
+	return m, proc.env, nil
+}
+
+//export cptgo_digest_update
+func cptgo_digest_update(md C.int, state unsafe.Pointer, in unsafe.Pointer, inl C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	maybePanic("digest_update")
+	m, env, e := mdOf(md)
+	if e != nil {
+		return result(st, e)
+	}
+	async, e := m.Update(env, state, in, int(inl), waiterOf(wn))
+	return pendingResult(nil, 0, async, st, e)
+}
+
+//export cptgo_digest_final
+func cptgo_digest_final(md C.int, state unsafe.Pointer, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	maybePanic("digest_final")
+	m, env, e := mdOf(md)
+	if e != nil {
+		return result(st, e)
+	}
+	n, async, e := m.Final(env, state, out, int(outsize), waiterOf(wn))
+	return pendingResult(outl, n, async, st, e)
 }
 
 //export cptgo_cipher_free

@@ -1,0 +1,267 @@
+/*
+ * Digests: one generic skeleton; each algorithm is a row built by
+ * CPTPROV_DIGEST(). A message is hashed on the device, or, when its first
+ * update is shorter than cpu_threshold, on the calling CPU in a twin context
+ * of OpenSSL's default implementation (no call into Go). A hash's running
+ * state cannot leave OpenSSL's implementation, so the path is chosen once
+ * per message: TLS transcripts and HMAC's small updates stay on the CPU,
+ * bulk hashing goes to the device.
+ */
+#include <string.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <pthread.h>
+#include "cptprov.h"
+
+struct cptprov_digest_alg {
+    int id; /* CPT_MD_* */
+    const char *name; /* for the CPU path's fetch */
+    size_t size, blocksize;
+};
+
+enum { PATH_UNDECIDED, PATH_CPU, PATH_DEVICE };
+
+struct cptprov_digest_ctx {
+    struct cptprov_ctx *prov;
+    const struct cptprov_digest_alg *alg;
+    int path;
+    EVP_MD_CTX *twin; /* the CPU path's context, created on first use */
+    uint64_t ops, bytes; /* CPU-path counts not yet added to the process's */
+    /* Go-owned state: plain values, a zeroed one is a fresh message. */
+    unsigned char state[CPT_MD_STATE_SIZE] __attribute__((aligned(64)));
+};
+
+static EVP_MD *cpu_mds[CPT_MD_SHA512_256 + 1];
+static pthread_mutex_t cpu_mds_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The default provider's implementation, fetched once per digest. */
+static EVP_MD *cpu_md(const struct cptprov_digest_alg *a)
+{
+    EVP_MD *md;
+    OSSL_LIB_CTX *lc;
+
+    pthread_mutex_lock(&cpu_mds_lock);
+    if ((md = cpu_mds[a->id]) == NULL && (lc = cptprov_cpu_libctx()) != NULL)
+        md = cpu_mds[a->id] = EVP_MD_fetch(lc, a->name, "provider=default");
+    pthread_mutex_unlock(&cpu_mds_lock);
+    return md;
+}
+
+static void md_flush(struct cptprov_digest_ctx *c)
+{
+    struct cpt_cpu_counters *k = &cptprov_cpu_counters[CPT_ALG_MD_BASE + c->alg->id];
+
+    if (c->ops == 0)
+        return;
+    atomic_fetch_add_explicit(&k->ops, c->ops, memory_order_relaxed);
+    atomic_fetch_add_explicit(&k->bytes, c->bytes, memory_order_relaxed);
+    c->ops = c->bytes = 0;
+}
+
+static void *cptprov_digest_newctx(void *provctx, const struct cptprov_digest_alg *alg)
+{
+    struct cptprov_digest_ctx *c = OPENSSL_zalloc(sizeof(*c));
+
+    if (c != NULL) {
+        c->prov = provctx;
+        c->alg = alg;
+    }
+    return c;
+}
+
+static void cptprov_digest_freectx(void *vctx)
+{
+    struct cptprov_digest_ctx *c = vctx;
+
+    if (c == NULL)
+        return;
+    md_flush(c);
+    EVP_MD_CTX_free(c->twin);
+    OPENSSL_clear_free(c, sizeof(*c));
+}
+
+static void *cptprov_digest_dupctx(void *vctx)
+{
+    struct cptprov_digest_ctx *c = vctx, *d = OPENSSL_malloc(sizeof(*c));
+
+    if (d == NULL)
+        return NULL;
+    memcpy(d, c, sizeof(*d));
+    d->ops = d->bytes = 0;
+    if (c->twin != NULL
+        && ((d->twin = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(d->twin, c->twin))) {
+        EVP_MD_CTX_free(d->twin);
+        OPENSSL_clear_free(d, sizeof(*d));
+        return NULL;
+    }
+    return d;
+}
+
+static int cptprov_digest_init(void *vctx, const OSSL_PARAM params[])
+{
+    struct cptprov_digest_ctx *c = vctx;
+
+    (void)params; /* the SHA-1 and SHA-2 digests have no settable parameters */
+    memset(c->state, 0, sizeof(c->state));
+    c->path = PATH_UNDECIDED;
+    return 1;
+}
+
+/* Starts the message on the CPU path. */
+static int cpu_start(struct cptprov_digest_ctx *c)
+{
+    EVP_MD *md = cpu_md(c->alg);
+
+    if (md == NULL || (c->twin == NULL && (c->twin = EVP_MD_CTX_new()) == NULL)
+        || !EVP_DigestInit_ex2(c->twin, md, NULL))
+        return 0;
+    c->path = PATH_CPU;
+    return 1;
+}
+
+static int cptprov_digest_update(void *vctx, const unsigned char *in, size_t inl)
+{
+    struct cptprov_digest_ctx *c = vctx;
+    const struct cptgo_api *api;
+    struct cpt_status st = { 0, "" };
+    struct cpt_notifier *n;
+    int rc;
+
+    if (inl == 0)
+        return 1;
+    if (c->path == PATH_UNDECIDED)
+        c->path = inl < c->prov->cpu_threshold && cpu_start(c) ? PATH_CPU : PATH_DEVICE;
+    if (c->path == PATH_CPU) {
+        c->bytes += inl;
+        if (++c->ops >= 256)
+            md_flush(c);
+        return EVP_DigestUpdate(c->twin, in, inl);
+    }
+    if ((api = cptprov_go(c->prov)) == NULL)
+        return 0;
+    n = cptprov_async_begin();
+    rc = api->digest_update(c->alg->id, c->state, in, inl, n, &st);
+    return cptprov_finish(c->prov, rc, n, NULL, &st, "digest_update");
+}
+
+static int cptprov_digest_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    struct cptprov_digest_ctx *c = vctx;
+    const struct cptgo_api *api;
+    struct cpt_status st = { 0, "" };
+    struct cpt_notifier *n;
+    unsigned int len;
+    int rc;
+
+    *outl = 0;
+    if (outsize < c->alg->size) {
+        CPT_RAISE(c->prov, CPT_R_OUTPUT_TOO_SMALL, "output buffer too small: %zu bytes for %zu",
+            outsize, c->alg->size);
+        return 0;
+    }
+    /* A message with no data costs nothing on the CPU. */
+    if (c->path == PATH_UNDECIDED && !cpu_start(c))
+        c->path = PATH_DEVICE;
+    if (c->path == PATH_CPU) {
+        md_flush(c);
+        c->path = PATH_UNDECIDED;
+        if (!EVP_DigestFinal_ex(c->twin, out, &len))
+            return 0;
+        *outl = len;
+        return 1;
+    }
+    c->path = PATH_UNDECIDED;
+    if ((api = cptprov_go(c->prov)) == NULL)
+        return 0;
+    n = cptprov_async_begin();
+    rc = api->digest_final(c->alg->id, c->state, out, outl, outsize, n, &st);
+    return cptprov_finish(c->prov, rc, n, outl, &st, "digest_final");
+}
+
+/* Static parameters: answered in C, before any Go exists. */
+static int digest_get_params(OSSL_PARAM params[], const struct cptprov_digest_alg *a)
+{
+    OSSL_PARAM *p;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_BLOCK_SIZE)) != NULL
+        && !OSSL_PARAM_set_size_t(p, a->blocksize))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_SIZE)) != NULL
+        && !OSSL_PARAM_set_size_t(p, a->size))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_XOF)) != NULL
+        && !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    /* As the default provider: the AlgorithmIdentifier has no parameters. */
+    if ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_ALGID_ABSENT)) != NULL
+        && !OSSL_PARAM_set_int(p, 1))
+        return 0;
+    return 1;
+}
+
+static const OSSL_PARAM digest_gettable_params[] = {
+    OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_BLOCK_SIZE, NULL),
+    OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, NULL),
+    OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOF, NULL),
+    OSSL_PARAM_int(OSSL_DIGEST_PARAM_ALGID_ABSENT, NULL),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *cptprov_digest_gettable_params(void *provctx)
+{
+    (void)provctx;
+    return digest_gettable_params;
+}
+
+/* One algorithm: its parameter row, newctx, get_params and dispatch table. */
+#define CPTPROV_DIGEST(lc, ID, NAME, size, blocksize)                                 \
+    static const struct cptprov_digest_alg cptprov_##lc##_alg = { ID, NAME, size, blocksize }; \
+    static void *cptprov_##lc##_newctx(void *provctx)                               \
+    {                                                                               \
+        return cptprov_digest_newctx(provctx, &cptprov_##lc##_alg);                 \
+    }                                                                               \
+    static int cptprov_##lc##_get_params(OSSL_PARAM params[])                       \
+    {                                                                               \
+        return digest_get_params(params, &cptprov_##lc##_alg);                      \
+    }                                                                               \
+    static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                       \
+        { OSSL_FUNC_DIGEST_NEWCTX, (void (*)(void))cptprov_##lc##_newctx },         \
+        { OSSL_FUNC_DIGEST_FREECTX, (void (*)(void))cptprov_digest_freectx },       \
+        { OSSL_FUNC_DIGEST_DUPCTX, (void (*)(void))cptprov_digest_dupctx },         \
+        { OSSL_FUNC_DIGEST_INIT, (void (*)(void))cptprov_digest_init },             \
+        { OSSL_FUNC_DIGEST_UPDATE, (void (*)(void))cptprov_digest_update },         \
+        { OSSL_FUNC_DIGEST_FINAL, (void (*)(void))cptprov_digest_final },           \
+        { OSSL_FUNC_DIGEST_GET_PARAMS, (void (*)(void))cptprov_##lc##_get_params }, \
+        { OSSL_FUNC_DIGEST_GETTABLE_PARAMS,                                         \
+            (void (*)(void))cptprov_digest_gettable_params },                       \
+        { 0, NULL }                                                                 \
+    };
+
+CPTPROV_DIGEST(sha1, CPT_MD_SHA1, "SHA1", 20, 64)
+CPTPROV_DIGEST(sha224, CPT_MD_SHA224, "SHA2-224", 28, 64)
+CPTPROV_DIGEST(sha256, CPT_MD_SHA256, "SHA2-256", 32, 64)
+CPTPROV_DIGEST(sha384, CPT_MD_SHA384, "SHA2-384", 48, 128)
+CPTPROV_DIGEST(sha512, CPT_MD_SHA512, "SHA2-512", 64, 128)
+CPTPROV_DIGEST(sha512_224, CPT_MD_SHA512_224, "SHA2-512/224", 28, 128)
+CPTPROV_DIGEST(sha512_256, CPT_MD_SHA512_256, "SHA2-512/256", 32, 128)
+
+/* Names and aliases as the default provider spells them. */
+const OSSL_ALGORITHM cptprov_digests[] = {
+    { "SHA1:SHA-1:SSL3-SHA1:1.3.14.3.2.26", CPTPROV_PROPS, cptprov_sha1_functions,
+        "SHA-1 on the CPT" },
+    { "SHA2-224:SHA-224:SHA224:2.16.840.1.101.3.4.2.4", CPTPROV_PROPS, cptprov_sha224_functions,
+        "SHA-224 on the CPT" },
+    { "SHA2-256:SHA-256:SHA256:2.16.840.1.101.3.4.2.1", CPTPROV_PROPS, cptprov_sha256_functions,
+        "SHA-256 on the CPT" },
+    { "SHA2-384:SHA-384:SHA384:2.16.840.1.101.3.4.2.2", CPTPROV_PROPS, cptprov_sha384_functions,
+        "SHA-384 on the CPT" },
+    { "SHA2-512:SHA-512:SHA512:2.16.840.1.101.3.4.2.3", CPTPROV_PROPS, cptprov_sha512_functions,
+        "SHA-512 on the CPT" },
+    { "SHA2-512/224:SHA-512/224:SHA512-224:2.16.840.1.101.3.4.2.5", CPTPROV_PROPS,
+        cptprov_sha512_224_functions, "SHA-512/224 on the CPT" },
+    { "SHA2-512/256:SHA-512/256:SHA512-256:2.16.840.1.101.3.4.2.6", CPTPROV_PROPS,
+        cptprov_sha512_256_functions, "SHA-512/256 on the CPT" },
+    { NULL, NULL, NULL, NULL }
+};

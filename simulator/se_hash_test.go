@@ -1,0 +1,83 @@
+package simulator
+
+import (
+	"bytes"
+	"math/rand"
+	"testing"
+	"unsafe"
+
+	"cptprov/cptdrv"
+)
+
+// Every hash through the device in random pieces (the state saved in the
+// context between them), against the same function in one go.
+func TestHashThroughDevice(t *testing.T) {
+	_, q := newQueue(t, Config{SEEngines: 2})
+	rng := rand.New(rand.NewSource(3))
+	for i := 0; i < 400; i++ {
+		id := uint16(1 + i%7)
+		msg := make([]byte, rng.Intn(3000))
+		rng.Read(msg)
+		h := hashes[id]()
+		h.Write(msg)
+		want := h.Sum(nil)
+
+		ctxMem := dmaBuf(t, int(unsafe.Sizeof(cptdrv.HashContext{})))
+		in := dmaBuf(t, len(msg)+1)
+		copy(in, msg)
+		out := dmaBuf(t, 64)
+		flags := cptdrv.FlagStart
+		off := 0
+		for {
+			n := rng.Intn(len(msg) - off + 1)
+			last := off+n == len(msg) && rng.Intn(2) == 0
+			inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorHash, cptdrv.MinorNone), Param1: id, Param2: flags,
+				CPtr: cptdrv.Addr(ctxMem), DPtr: cptdrv.Addr(in[off:]), DLen: uint32(n)}
+			if last {
+				inst.Param2 |= cptdrv.FlagFinal
+				inst.RPtr, inst.RLen = cptdrv.Addr(out), 64
+			}
+			var res cptdrv.Result
+			var err error
+			if i%2 == 0 {
+				res, err = q.Do(&inst)
+			} else {
+				ch := make(chan cptdrv.Result, 1)
+				err = q.Submit(&inst, func(r cptdrv.Result) { ch <- r })
+				res = <-ch
+			}
+			if err != nil || res.CompCode != cptdrv.CompGood || res.UCCode != cptdrv.UCSuccess {
+				t.Fatalf("hash %d piece: %+v %v", id, res, err)
+			}
+			flags, off = 0, off+n
+			if last {
+				if int(res.RLen) != len(want) || !bytes.Equal(out[:res.RLen], want) {
+					t.Fatalf("hash %d of %d bytes: mismatch", id, len(msg))
+				}
+				break
+			}
+		}
+	}
+}
+
+// A piece without FlagStart on a context that holds no state is refused.
+func TestHashBadContext(t *testing.T) {
+	_, q := newQueue(t, Config{SEEngines: 1})
+	ctxMem := dmaBuf(t, int(unsafe.Sizeof(cptdrv.HashContext{})))
+	for _, tc := range []struct {
+		inst      cptdrv.Instruction
+		comp, ucc uint8
+	}{
+		{cptdrv.Instruction{Param1: cptdrv.HashSHA256}, cptdrv.CompGood, cptdrv.UCBadContext},
+		{cptdrv.Instruction{Param1: 99, Param2: cptdrv.FlagStart}, cptdrv.CompBadInst, 0},
+		{cptdrv.Instruction{Param1: cptdrv.HashSHA256, Param2: cptdrv.FlagStart | cptdrv.FlagFinal, RLen: 16}, cptdrv.CompBadInst, 0},
+	} {
+		inst := tc.inst
+		inst.Op = cptdrv.Op(cptdrv.MajorHash, cptdrv.MinorNone)
+		inst.CPtr = cptdrv.Addr(ctxMem)
+		inst.RPtr = cptdrv.Addr(ctxMem)
+		if res, err := q.Do(&inst); err != nil || res.CompCode != tc.comp || res.UCCode != tc.ucc {
+			t.Errorf("%+v: %+v %v", tc.inst, res, err)
+		}
+	}
+}

@@ -1,0 +1,333 @@
+/*
+ * md_test - the digests of the provider under test (SHA-1 and SHA-2)
+ * against OpenSSL's default provider: random messages (0 bytes to 1 MiB) in
+ * random update splits, so that messages start on the CPU path or on the
+ * device; contexts copied mid-message; FIPS 180-4 example vectors (and the
+ * million-'a' messages); the static parameters; many concurrent ASYNC jobs;
+ * the provider's counters.
+ *
+ *   md_test [common options] [--iters N] [--maxlen BYTES]
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include "common.h"
+
+static const char *const g_names[] = {
+    "SHA1", "SHA2-224", "SHA2-256", "SHA2-384", "SHA2-512", "SHA2-512/224", "SHA2-512/256",
+};
+#define NMD (sizeof(g_names) / sizeof(g_names[0]))
+
+static cpt_opts g_o;
+static cpt_env g_env;
+static EVP_MD *g_tm[NMD], *g_rm[NMD]; /* under test, reference */
+static int g_used[NMD];
+static uint64_t g_iters = 300;
+static size_t g_maxlen = 1 << 20;
+
+static EVP_MD *fetch(int ref, const char *name)
+{
+    const char *want = ref ? "default" : g_env.name;
+    char propq[96];
+    EVP_MD *md;
+
+    snprintf(propq, sizeof(propq), "provider=%s", want);
+    md = EVP_MD_fetch(ref ? g_env.ref_libctx : g_env.libctx, name, propq);
+    if (md != NULL && strcmp(OSSL_PROVIDER_get0_name(EVP_MD_get0_provider(md)), want) != 0) {
+        EVP_MD_free(md);
+        md = NULL;
+    }
+    return md;
+}
+
+/*
+ * Hashes msg in updates of random sizes (r == NULL: one update), copying
+ * the context halfway when copy is set and finishing on the copy. Returns
+ * the digest length, 0 on failure.
+ */
+static unsigned int hash(EVP_MD *md, const unsigned char *msg, size_t len, unsigned char *out,
+    cpt_rng *r, int copy)
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new(), *dup = NULL;
+    size_t off = 0;
+    unsigned int n = 0;
+    int ok = ctx != NULL && EVP_DigestInit_ex2(ctx, md, NULL);
+
+    while (ok && off < len) {
+        size_t k = len - off;
+
+        if (r != NULL) {
+            /* small first updates as often as large ones */
+            k = cpt_rng_pct(r, 50) ? (size_t)cpt_rng_below(r, 200) : (size_t)cpt_rng_below(r, k + 1);
+            k = k > len - off ? len - off : k;
+        }
+        ok = EVP_DigestUpdate(ctx, msg + off, k);
+        off += k;
+        if (ok && copy && dup == NULL && off >= len / 2) {
+            ok = (dup = EVP_MD_CTX_new()) != NULL && EVP_MD_CTX_copy_ex(dup, ctx);
+            /* the original goes on with data of its own, which must not
+             * disturb the copy */
+            ok = ok && EVP_DigestUpdate(ctx, "x", 1);
+            EVP_MD_CTX_free(ctx);
+            ctx = dup;
+        }
+    }
+    if (!ok || !EVP_DigestFinal_ex(ctx, out, &n))
+        n = 0;
+    EVP_MD_CTX_free(ctx);
+    return n;
+}
+
+static size_t pick_len(cpt_rng *r)
+{
+    unsigned p = (unsigned)cpt_rng_below(r, 100);
+
+    if (p < 50)
+        return (size_t)cpt_rng_below(r, 300);
+    if (p < 90)
+        return (size_t)cpt_rng_below(r, 40000);
+    return (size_t)cpt_rng_below(r, g_maxlen + 1);
+}
+
+static void test_differential(void)
+{
+    cpt_rng r;
+
+    cpt_rng_seed(&r, g_o.seed, 1);
+    for (uint64_t it = 0; it < g_iters; it++) {
+        size_t i = it % NMD, len = pick_len(&r);
+        unsigned char *msg = malloc(len + 1), want[64], got[64];
+        unsigned int wl, gl;
+        int copy = cpt_rng_pct(&r, 25);
+
+        cpt_rng_fill(&r, msg, len);
+        wl = hash(g_rm[i], msg, len, want, NULL, 0);
+        gl = hash(g_tm[i], msg, len, got, &r, copy);
+        CPT_CHECK(wl != 0 && gl == wl && memcmp(got, want, wl) == 0,
+            "%s of %zu bytes (copied halfway: %d, seed %llu, iter %llu) equals the default provider's",
+            g_names[i], len, copy, (unsigned long long)g_o.seed, (unsigned long long)it);
+        g_used[i] = 1;
+        free(msg);
+    }
+}
+
+/* FIPS 180-4 examples (NIST's "Example Algorithms" documents). */
+static void test_kat(void)
+{
+    static const struct {
+        const char *md, *msg, *hex;
+        int million_a;
+    } v[] = {
+        { "SHA1", "abc", "a9993e364706816aba3e25717850c26c9cd0d89d", 0 },
+        { "SHA1", "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "84983e441c3bd26ebaae4aa1f95129e5e54670f1", 0 },
+        { "SHA1", NULL, "34aa973cd4c4daa4f61eeb2bdbad27316534016f", 1 },
+        { "SHA2-224", "abc", "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7", 0 },
+        { "SHA2-256", "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 0 },
+        { "SHA2-256", "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", 0 },
+        { "SHA2-256", "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", 0 },
+        { "SHA2-256", NULL, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0", 1 },
+        { "SHA2-384", "abc",
+            "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7",
+            0 },
+        { "SHA2-512", "abc",
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd"
+            "454d4423643ce80e2a9ac94fa54ca49f",
+            0 },
+        { "SHA2-512", NULL,
+            "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973ebde0ff244877ea60a4cb0432ce577c31b"
+            "eb009c5c2c49aa2e4eadb217ad8cc09b",
+            1 },
+        { "SHA2-512/224", "abc", "4634270f707b6a54daae7530460842e20e37ed265ceee9a43e8924aa", 0 },
+        { "SHA2-512/256", "abc", "53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23", 0 },
+    };
+
+    for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+        size_t i, len = v[k].million_a ? 1000000 : strlen(v[k].msg), wl;
+        unsigned char *msg = malloc(len + 1), *want = NULL, got[64];
+
+        for (i = 0; i < NMD && strcmp(g_names[i], v[k].md) != 0; i++)
+            ;
+        if (v[k].million_a)
+            memset(msg, 'a', len);
+        else
+            memcpy(msg, v[k].msg, len);
+        if (CPT_CHECK(i < NMD && cpt_hex_decode(v[k].hex, &want, &wl), "vector %zu is well formed", k)) {
+            for (int split = 0; split < 2; split++) {
+                cpt_rng r;
+                unsigned int gl;
+
+                cpt_rng_seed(&r, g_o.seed, 100 + k);
+                gl = hash(g_tm[i], msg, len, got, split ? &r : NULL, 0);
+                CPT_CHECK(gl == wl && memcmp(got, want, wl) == 0, "%s vector %zu (%s)", v[k].md, k,
+                    split ? "random updates" : "one update");
+            }
+            g_used[i] = 1;
+        }
+        free(msg);
+        free(want);
+    }
+}
+
+static void test_params(void)
+{
+    for (size_t i = 0; i < NMD; i++) {
+        CPT_CHECK(EVP_MD_get_size(g_tm[i]) == EVP_MD_get_size(g_rm[i])
+                && EVP_MD_get_block_size(g_tm[i]) == EVP_MD_get_block_size(g_rm[i])
+                && (EVP_MD_get_flags(g_tm[i]) & EVP_MD_FLAG_XOF) == 0,
+            "%s: size %d, block size %d as the default provider's", g_names[i],
+            EVP_MD_get_size(g_tm[i]), EVP_MD_get_block_size(g_tm[i]));
+    }
+}
+
+struct job {
+    size_t i;
+    unsigned char *msg, out[64];
+    size_t len;
+    unsigned int n;
+};
+
+static int job_fn(void *arg)
+{
+    struct job *j = arg;
+
+    j->n = hash(g_tm[j->i], j->msg, j->len, j->out, NULL, 0);
+    return j->n != 0;
+}
+
+static void test_async(void)
+{
+    enum { NJOBS = 64 };
+    struct job jobs[NJOBS];
+    void *args[NJOBS];
+    int results[NJOBS];
+    unsigned char paused[NJOBS];
+    cpt_jobs j = { 0 };
+    cpt_rng r;
+
+    cpt_rng_seed(&r, g_o.seed, 4);
+    for (int k = 0; k < NJOBS; k++) {
+        jobs[k].i = (size_t)k % NMD;
+        jobs[k].len = 8192 + (size_t)cpt_rng_below(&r, 40000); /* on the device */
+        jobs[k].msg = malloc(jobs[k].len);
+        cpt_rng_fill(&r, jobs[k].msg, jobs[k].len);
+        args[k] = &jobs[k];
+    }
+    j.fn = job_fn;
+    j.args = args;
+    j.ntasks = NJOBS;
+    j.max_inflight = 32;
+    j.spurious_pct = 20;
+    j.new_wctx_pct = 30;
+    j.seed = g_o.seed;
+    j.timeout_s = 60;
+    j.results = results;
+    j.paused = paused;
+    CPT_CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
+    for (int k = 0; k < NJOBS; k++) {
+        unsigned char want[64];
+        unsigned int wl = hash(g_rm[jobs[k].i], jobs[k].msg, jobs[k].len, want, NULL, 0);
+
+        CPT_CHECK(jobs[k].n == wl && memcmp(jobs[k].out, want, wl) == 0,
+            "async job %d (%s, %zu bytes) equals the default provider's", k, g_names[jobs[k].i],
+            jobs[k].len);
+        g_used[jobs[k].i] = 1;
+        free(jobs[k].msg);
+    }
+    if (strcmp(g_env.name, "default") != 0)
+        CPT_CHECK(j.tasks_paused > 0, "digests went asynchronous (%zu of %d jobs paused)",
+            j.tasks_paused, NJOBS);
+}
+
+/* Messages started on either path: the counters show both. */
+static void test_stats(void)
+{
+    const char *env = getenv("CPTPROV_CPU_THRESHOLD");
+    int cpu_path = env == NULL || strcmp(env, "0") != 0;
+
+    if (g_o.no_stats || g_env.stats_dir[0] == '\0' || strcmp(g_env.name, "default") == 0) {
+        cpt_info("statistics not checked");
+        return;
+    }
+    for (size_t i = 0; i < NMD; i++) {
+        cpt_alg_stats st = { 0 };
+        char why[256] = "";
+        int ok = 0;
+
+        if (!g_used[i])
+            continue;
+        for (double end = cpt_now() + 3.5; !ok && cpt_now() < end; usleep(100000))
+            ok = cpt_stats_read(g_env.stats_dir, g_env.name, getpid(), g_names[i], &st, why,
+                     sizeof(why))
+                && st.found && st.ops > 0 && st.bytes > 0 && st.device > 0
+                && (cpu_path ? st.software > 0 : st.software == 0);
+        CPT_CHECK(ok, "%s counters: ops %lld, bytes %lld, device %lld, software %lld%s%s",
+            g_names[i], st.ops, st.bytes, st.device, st.software, why[0] ? ": " : "", why);
+    }
+}
+
+static const cpt_named_test g_tests[] = {
+    { "kat", test_kat },
+    { "params", test_params },
+    { "differential", test_differential },
+    { "async", test_async },
+    { "stats", test_stats },
+};
+
+int main(int argc, char **argv)
+{
+    cpt_opts_init(&g_o);
+    for (int i = 1; i < argc; i++) {
+        int r = cpt_opts_parse_one(&g_o, argc, argv, &i);
+        uint64_t v;
+
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) {
+            if (!cpt_parse_u64(argv[++i], &g_iters))
+                return 2;
+        } else if (strcmp(argv[i], "--maxlen") == 0 && i + 1 < argc) {
+            if (!cpt_parse_u64(argv[++i], &v))
+                return 2;
+            g_maxlen = (size_t)v;
+        } else {
+            fprintf(stderr, "usage: %s [--iters N] [--maxlen BYTES]\n", argv[0]);
+            cpt_opts_usage(stderr);
+            return 2;
+        }
+    }
+    cpt_set_verbose(g_o.verbose);
+    if (!cpt_env_init(&g_env, &g_o))
+        return 1;
+    printf("md_test: provider %s, seed %llu\n", g_env.name, (unsigned long long)g_o.seed);
+    for (size_t i = 0; i < NMD; i++) {
+        g_tm[i] = fetch(0, g_names[i]);
+        g_rm[i] = fetch(1, g_names[i]);
+        if (!CPT_CHECK(g_tm[i] != NULL && g_rm[i] != NULL, "%s is fetched from both providers",
+                g_names[i]))
+            return cpt_finish();
+    }
+    for (size_t t = 0; t < sizeof(g_tests) / sizeof(g_tests[0]); t++) {
+        double t0 = cpt_now();
+
+        if (!cpt_selected(&g_o, g_tests[t].name))
+            continue;
+        cpt_set_subtest(g_tests[t].name);
+        g_tests[t].fn();
+        cpt_subtest_summary(g_tests[t].name, cpt_now() - t0);
+    }
+    for (size_t i = 0; i < NMD; i++) {
+        EVP_MD_free(g_tm[i]);
+        EVP_MD_free(g_rm[i]);
+    }
+    cpt_env_free(&g_env);
+    return cpt_finish();
+}
