@@ -29,22 +29,28 @@ struct cptprov_digest_ctx {
     int path;
     EVP_MD_CTX *twin; /* the CPU path's context, created on first use */
     uint64_t ops, bytes; /* CPU-path counts not yet added to the process's */
-    /* Go-owned state: plain values, a zeroed one is a fresh message. */
-    unsigned char state[CPT_MD_STATE_SIZE] __attribute__((aligned(64)));
+    /* Go-owned state (CPT_MD_STATE_SIZE bytes, plain values, zeroed for a
+     * fresh message), allocated when a message first goes to the device:
+     * EVP frees and recreates digest contexts all the time. */
+    unsigned char *state;
 };
 
-static EVP_MD *cpu_mds[CPT_MD_SHA512_256 + 1];
+static _Atomic(EVP_MD *) cpu_mds[CPT_MD_SHA512_256 + 1];
 static pthread_mutex_t cpu_mds_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The default provider's implementation, fetched once per digest. */
 static EVP_MD *cpu_md(const struct cptprov_digest_alg *a)
 {
-    EVP_MD *md;
+    EVP_MD *md = atomic_load_explicit(&cpu_mds[a->id], memory_order_acquire);
     OSSL_LIB_CTX *lc;
 
+    if (md != NULL)
+        return md;
     pthread_mutex_lock(&cpu_mds_lock);
-    if ((md = cpu_mds[a->id]) == NULL && (lc = cptprov_cpu_libctx()) != NULL)
-        md = cpu_mds[a->id] = EVP_MD_fetch(lc, a->name, "provider=default");
+    if ((md = atomic_load(&cpu_mds[a->id])) == NULL && (lc = cptprov_cpu_libctx()) != NULL) {
+        md = EVP_MD_fetch(lc, a->name, "provider=default");
+        atomic_store_explicit(&cpu_mds[a->id], md, memory_order_release);
+    }
     pthread_mutex_unlock(&cpu_mds_lock);
     return md;
 }
@@ -79,7 +85,8 @@ static void cptprov_digest_freectx(void *vctx)
         return;
     md_flush(c);
     EVP_MD_CTX_free(c->twin);
-    OPENSSL_clear_free(c, sizeof(*c));
+    OPENSSL_clear_free(c->state, CPT_MD_STATE_SIZE);
+    OPENSSL_free(c);
 }
 
 static void *cptprov_digest_dupctx(void *vctx)
@@ -90,10 +97,13 @@ static void *cptprov_digest_dupctx(void *vctx)
         return NULL;
     memcpy(d, c, sizeof(*d));
     d->ops = d->bytes = 0;
-    if (c->twin != NULL
-        && ((d->twin = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(d->twin, c->twin))) {
+    d->twin = NULL;
+    d->state = NULL;
+    if ((c->twin != NULL
+            && ((d->twin = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(d->twin, c->twin)))
+        || (c->state != NULL && (d->state = OPENSSL_memdup(c->state, CPT_MD_STATE_SIZE)) == NULL)) {
         EVP_MD_CTX_free(d->twin);
-        OPENSSL_clear_free(d, sizeof(*d));
+        OPENSSL_free(d);
         return NULL;
     }
     return d;
@@ -104,8 +114,17 @@ static int cptprov_digest_init(void *vctx, const OSSL_PARAM params[])
     struct cptprov_digest_ctx *c = vctx;
 
     (void)params; /* the SHA-1 and SHA-2 digests have no settable parameters */
-    memset(c->state, 0, sizeof(c->state));
-    c->path = PATH_UNDECIDED;
+    c->path = PATH_UNDECIDED; /* the device's state is reset when it gets the message */
+    return 1;
+}
+
+/* Starts the message on the device: a zeroed state is a fresh one. */
+static int device_start(struct cptprov_digest_ctx *c)
+{
+    if (c->state == NULL && (c->state = OPENSSL_malloc(CPT_MD_STATE_SIZE)) == NULL)
+        return 0;
+    memset(c->state, 0, CPT_MD_STATE_SIZE);
+    c->path = PATH_DEVICE;
     return 1;
 }
 
@@ -131,8 +150,9 @@ static int cptprov_digest_update(void *vctx, const unsigned char *in, size_t inl
 
     if (inl == 0)
         return 1;
-    if (c->path == PATH_UNDECIDED)
-        c->path = inl < c->prov->cpu_threshold && cpu_start(c) ? PATH_CPU : PATH_DEVICE;
+    if (c->path == PATH_UNDECIDED && !(inl < c->prov->cpu_threshold && cpu_start(c))
+        && !device_start(c))
+        return 0;
     if (c->path == PATH_CPU) {
         c->bytes += inl;
         if (++c->ops >= 256)
@@ -162,8 +182,8 @@ static int cptprov_digest_final(void *vctx, unsigned char *out, size_t *outl, si
         return 0;
     }
     /* A message with no data costs nothing on the CPU. */
-    if (c->path == PATH_UNDECIDED && !cpu_start(c))
-        c->path = PATH_DEVICE;
+    if (c->path == PATH_UNDECIDED && !cpu_start(c) && !device_start(c))
+        return 0;
     if (c->path == PATH_CPU) {
         md_flush(c);
         c->path = PATH_UNDECIDED;
