@@ -128,7 +128,7 @@ static void cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
     struct cpu_path *cp = &c->cpu;
     EVP_CIPHER *ciph;
 
-    if (c->alg->aead || c->prov->cpu_threshold == 0)
+    if (c->alg->aead || c->prov->cpu_threshold[c->alg->id] == 0)
         return;
     if (cp->twin == NULL) {
         if ((ciph = cpu_cipher(c->alg)) == NULL || (cp->twin = EVP_CIPHER_CTX_new()) == NULL)
@@ -341,7 +341,7 @@ static int cptprov_cipher_update(void *vctx, unsigned char *out, size_t *outl,
     int rc;
 
     *outl = 0;
-    if (c->cpu.twin != NULL && !c->cpu.tls && inl < c->prov->cpu_threshold
+    if (c->cpu.twin != NULL && !c->cpu.tls && inl < c->prov->cpu_threshold[c->alg->id]
         && (c->cpu.active || cpu_enter(c)))
         return cpu_update(c, out, outl, in, inl);
     if (api == NULL || !cpu_leave(c))

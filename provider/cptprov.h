@@ -12,17 +12,22 @@
 #define CPTPROV_PROPS "provider=cptprov"
 
 /* Provider context: one per OSSL_provider_init (one per library context). */
-/* Default cpu_threshold (bytes), from the crossover measured in README. */
-#define CPTPROV_CPU_THRESHOLD 4096
+/* Measured defaults of the CPU path's thresholds (provider.c). */
+#define CPT_DES_EDE3_THRESHOLD 64
+#define CPT_SHA1_THRESHOLD 16384
+#define CPT_SHA256_THRESHOLD 16384
+#define CPT_SHA512_THRESHOLD 16384
 
 struct cptprov_ctx {
     const OSSL_CORE_HANDLE *handle;
     struct cpt_config cfg;
     char *stats_dir;
     char *faults;
-    /* Updates of the unauthenticated ciphers shorter than this run on the
-     * calling CPU (libcrypto's default implementation); 0: never. */
-    size_t cpu_threshold;
+    /* Per CPT_ALG_* id (digests: CPT_ALG_MD_BASE + CPT_MD_*): updates of
+     * an unauthenticated cipher, or digest messages whose first update is,
+     * shorter than this run on the calling CPU (libcrypto's default
+     * implementation); 0: never. */
+    size_t cpu_threshold[CPT_MAX_ALGS];
 };
 
 /* The default provider in a library context of cptprov's own, for the CPU

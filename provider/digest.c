@@ -150,7 +150,8 @@ static int cptprov_digest_update(void *vctx, const unsigned char *in, size_t inl
 
     if (inl == 0)
         return 1;
-    if (c->path == PATH_UNDECIDED && !(inl < c->prov->cpu_threshold && cpu_start(c))
+    if (c->path == PATH_UNDECIDED
+        && !(inl < c->prov->cpu_threshold[CPT_ALG_MD_BASE + c->alg->id] && cpu_start(c))
         && !device_start(c))
         return 0;
     if (c->path == PATH_CPU) {

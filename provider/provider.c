@@ -134,20 +134,63 @@ OSSL_LIB_CTX *cptprov_cpu_libctx(void)
     return cpu_libctx;
 }
 
+/*
+ * The CPU path's thresholds per family of algorithms, in bytes: the first
+ * size where the device path comes within 10% of the CPU path in
+ * tests/bench_crossover.sh (README, "Performance"). Configurable per family
+ * (cpu_threshold_<family>) or for all (cpu_threshold).
+ */
+static const struct {
+    const char *key;
+    size_t dflt;
+    int ids[4];
+} cpu_families[] = {
+    { "cpu_threshold_aes_cbc", 4096, { CPT_ALG_AES_128_CBC, CPT_ALG_AES_192_CBC, CPT_ALG_AES_256_CBC } },
+    { "cpu_threshold_aes_ctr", 4096, { CPT_ALG_AES_128_CTR, CPT_ALG_AES_192_CTR, CPT_ALG_AES_256_CTR } },
+    { "cpu_threshold_des_ede3_cbc", CPT_DES_EDE3_THRESHOLD, { CPT_ALG_DES_EDE3_CBC } },
+    { "cpu_threshold_sha1", CPT_SHA1_THRESHOLD, { CPT_ALG_MD_BASE + CPT_MD_SHA1 } },
+    { "cpu_threshold_sha256", CPT_SHA256_THRESHOLD,
+        { CPT_ALG_MD_BASE + CPT_MD_SHA224, CPT_ALG_MD_BASE + CPT_MD_SHA256 } },
+    { "cpu_threshold_sha512", CPT_SHA512_THRESHOLD,
+        { CPT_ALG_MD_BASE + CPT_MD_SHA384, CPT_ALG_MD_BASE + CPT_MD_SHA512,
+            CPT_ALG_MD_BASE + CPT_MD_SHA512_224, CPT_ALG_MD_BASE + CPT_MD_SHA512_256 } },
+};
+#define NFAMILIES (sizeof(cpu_families) / sizeof(cpu_families[0]))
+
+/* Sets the thresholds: defaults, cpu_threshold, cpu_threshold_<family>,
+ * then CPTPROV_CPU_THRESHOLD (tests) over everything. */
+static void set_thresholds(struct cptprov_ctx *p, const char *all, char *const *family)
+{
+    const char *env = getenv("CPTPROV_CPU_THRESHOLD");
+
+    for (size_t f = 0; f < NFAMILIES; f++) {
+        const char *v = family[f] != NULL ? family[f] : all;
+        size_t t = v != NULL ? (size_t)strtoull(v, NULL, 10) : cpu_families[f].dflt;
+
+        if (env != NULL && env[0] != '\0')
+            t = (size_t)strtoull(env, NULL, 10);
+        for (size_t i = 0; i < 4 && cpu_families[f].ids[i] != 0; i++)
+            p->cpu_threshold[cpu_families[f].ids[i]] = t;
+    }
+}
+
 /* Reads the provider's configuration section (strings only at this stage). */
 static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
 {
     char *stats_dir = NULL, *engines = NULL, *depth = NULL, *faults = NULL, *cpu = NULL;
-    OSSL_PARAM params[] = {
+    char *family[NFAMILIES] = { NULL };
+    OSSL_PARAM params[6 + NFAMILIES] = {
         OSSL_PARAM_utf8_ptr("cpu_threshold", &cpu, 0),
         OSSL_PARAM_utf8_ptr("stats_dir", &stats_dir, 0),
         OSSL_PARAM_utf8_ptr("engines", &engines, 0),
         OSSL_PARAM_utf8_ptr("ring_depth", &depth, 0),
         OSSL_PARAM_utf8_ptr("faults", &faults, 0),
-        OSSL_PARAM_END
     };
     const char *env;
 
+    for (size_t f = 0; f < NFAMILIES; f++)
+        params[5 + f] = OSSL_PARAM_construct_utf8_ptr(cpu_families[f].key, &family[f], 0);
+    params[5 + NFAMILIES] = OSSL_PARAM_construct_end();
     if (c_get_params == NULL || !c_get_params(handle, params))
         return 0;
     if (stats_dir != NULL && stats_dir[0] != '\0')
@@ -160,11 +203,7 @@ static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
         p->cfg.se_engines = p->cfg.ae_engines = atoi(engines);
     if (depth != NULL)
         p->cfg.ring_depth = atoi(depth);
-    p->cpu_threshold = CPTPROV_CPU_THRESHOLD;
-    if ((env = getenv("CPTPROV_CPU_THRESHOLD")) != NULL && env[0] != '\0')
-        cpu = (char *)env;
-    if (cpu != NULL)
-        p->cpu_threshold = (size_t)strtoull(cpu, NULL, 10);
+    set_thresholds(p, cpu, family);
     p->cfg.stats_dir = p->stats_dir;
     p->cfg.cpu_counters = cptprov_cpu_counters;
     p->cfg.faults = p->faults;
