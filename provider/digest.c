@@ -66,6 +66,46 @@ static void md_flush(struct cptprov_digest_ctx *c)
     c->ops = c->bytes = 0;
 }
 
+/*
+ * One spare twin per thread and digest: EVP frees and recreates a digest's
+ * provider context at every init of a message (OpenSSL 3.0), and a new twin
+ * each time would cost as much as hashing 64 bytes. The key's destructor
+ * frees the spares of a thread that exits.
+ */
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+static int spare_ok;
+
+static void spare_free(void *v)
+{
+    EVP_MD_CTX **spares = v;
+
+    for (int i = 0; i <= CPT_MD_SHA512_256; i++)
+        EVP_MD_CTX_free(spares[i]);
+    OPENSSL_free(spares);
+}
+
+static void spare_init(void)
+{
+    spare_ok = pthread_key_create(&spare_key, spare_free) == 0;
+}
+
+static EVP_MD_CTX **spares(void)
+{
+    EVP_MD_CTX **s;
+
+    pthread_once(&spare_once, spare_init);
+    if (!spare_ok)
+        return NULL;
+    if ((s = pthread_getspecific(spare_key)) == NULL
+        && (s = OPENSSL_zalloc((CPT_MD_SHA512_256 + 1) * sizeof(*s))) != NULL
+        && pthread_setspecific(spare_key, s) != 0) {
+        OPENSSL_free(s);
+        s = NULL;
+    }
+    return s;
+}
+
 static void *cptprov_digest_newctx(void *provctx, const struct cptprov_digest_alg *alg)
 {
     struct cptprov_digest_ctx *c = OPENSSL_zalloc(sizeof(*c));
@@ -84,7 +124,14 @@ static void cptprov_digest_freectx(void *vctx)
     if (c == NULL)
         return;
     md_flush(c);
-    EVP_MD_CTX_free(c->twin);
+    if (c->twin != NULL) {
+        EVP_MD_CTX **s = spares();
+
+        if (s != NULL && s[c->alg->id] == NULL && EVP_MD_CTX_reset(c->twin))
+            s[c->alg->id] = c->twin;
+        else
+            EVP_MD_CTX_free(c->twin);
+    }
     OPENSSL_clear_free(c->state, CPT_MD_STATE_SIZE);
     OPENSSL_free(c);
 }
@@ -132,8 +179,15 @@ static int device_start(struct cptprov_digest_ctx *c)
 static int cpu_start(struct cptprov_digest_ctx *c)
 {
     EVP_MD *md = cpu_md(c->alg);
+    EVP_MD_CTX **s;
 
-    if (md == NULL || (c->twin == NULL && (c->twin = EVP_MD_CTX_new()) == NULL)
+    if (md == NULL)
+        return 0;
+    if (c->twin == NULL && (s = spares()) != NULL) {
+        c->twin = s[c->alg->id];
+        s[c->alg->id] = NULL;
+    }
+    if ((c->twin == NULL && (c->twin = EVP_MD_CTX_new()) == NULL)
         || !EVP_DigestInit_ex2(c->twin, md, NULL))
         return 0;
     c->path = PATH_CPU;

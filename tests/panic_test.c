@@ -66,10 +66,10 @@ static int oneshot_once(EVP_CIPHER *c, int *failed_step)
     return ok;
 }
 
-/* Hashes 8 KiB with SHA-256 (the device path: steps 7 update, 8 final). */
+/* Hashes 32 KiB with SHA-256 (the device path: steps 7 update, 8 final). */
 static int digest_once(OSSL_LIB_CTX *lc, int *failed_step)
 {
-    static unsigned char buf[8192];
+    static unsigned char buf[32768];
     unsigned char md[32];
     EVP_MD *m = EVP_MD_fetch(lc, "SHA2-256", NULL);
     EVP_MD_CTX *x = EVP_MD_CTX_new();
