@@ -13,6 +13,8 @@
 #                 writes its own stats file with device > 0
 #   stats-faults  OPENSSL_CONF + the fault plan: device "faults" > 0 (the
 #                 plan was active) and the run still reports a figure
+#   threshold-*   64-byte AES-CTR updates on the CPU path by default, on the
+#                 device with cpu_threshold_aes_ctr = 0 in openssl.cnf
 #
 # Each run is `-seconds 1 -bytes 1024` under `timeout`; the figures must
 # parse and be > 0.
@@ -179,6 +181,33 @@ conf_case stats-async8 0 -- -propquery provider=cptprov "${BASE[@]}" -async_jobs
 conf_case stats-multi2 2 -- -propquery provider=cptprov "${BASE[@]}" -multi 2
 conf_case stats-faults 0 "CPTPROV_FAULTS=$FAULTS" -- \
     -propquery provider=cptprov "${BASE[@]}" -async_jobs 4
+
+# --- the CPU path's thresholds from openssl.cnf ------------------------------
+# 64-byte AES-128-CTR updates run on the CPU path by default (software > 0,
+# device 0); with cpu_threshold_aes_ctr = 0 in cptprov's section they go to
+# the device (device > 0, software 0).
+threshold_case() {
+    local name=$1 line=$2 on=$3 off=$4 sd=$T/$1.stats conf=$T/$1.cnf pid
+    if [ -n "${SPEED_TEST_CASES:-}" ] && ! [[ " $SPEED_TEST_CASES " == *" $name "* ]]; then
+        return
+    fi
+    mkdir -p "$sd"
+    cpt_write_config "$conf" "$sd" "" "$line"
+    if ! OPENSSL_CONF=$conf CPTPROV_CPU_THRESHOLD= timeout 60 "$OPENSSL" speed -propquery provider=cptprov \
+        -elapsed -seconds 1 -bytes 64 -evp aes-128-ctr >"$T/$name.log" 2>&1; then
+        cpt_fail "$name" "openssl speed failed: $(tail -2 "$T/$name.log" | tr '\n' ' ')"
+        return
+    fi
+    pid=$(cpt_stats_pids "$sd" | head -1)
+    if [ -n "$pid" ] && cpt_stats_wait "$sd" "$pid" AES-128-CTR "$on" 3 &&
+        [ "$(cpt_stats_get "$sd" "$pid" AES-128-CTR "$off")" = 0 ]; then
+        cpt_pass "$name" "AES-128-CTR $on > 0, $off 0"
+    else
+        cpt_fail "$name" "stats: $(cpt_stats_show "$sd" "$pid")"
+    fi
+}
+threshold_case threshold-default "" software device
+threshold_case threshold-config "cpu_threshold_aes_ctr = 0" device software
 
 echo "speed_test: $(( ($(date +%s%N) - START) / 1000000 )) ms"
 cpt_finish
