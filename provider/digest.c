@@ -1,23 +1,25 @@
 /*
  * Digests: one generic skeleton; each algorithm is a row built by
  * CPTPROV_DIGEST(). A message is hashed on the device, or, when its first
- * update is shorter than cpu_threshold, on the calling CPU in a twin context
- * of OpenSSL's default implementation (no call into Go). A hash's running
- * state cannot leave OpenSSL's implementation, so the path is chosen once
- * per message: TLS transcripts and HMAC's small updates stay on the CPU,
- * bulk hashing goes to the device.
+ * update is shorter than its family's cpu_threshold, on the calling CPU with
+ * libcrypto's own SHA code (the low-level functions the default provider
+ * runs too, on a state inside the context: no allocation, no call into Go).
+ * A hash's running state cannot move between the two, so the path is chosen
+ * once per message: TLS transcripts and HMAC's small updates stay on the
+ * CPU, bulk hashing goes to the device.
  */
+#define OPENSSL_SUPPRESS_DEPRECATED /* SHA*_Init & co.: public, and the fastest */
 #include <string.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
-#include <pthread.h>
+#include <openssl/sha.h>
 #include "cptprov.h"
+#include "sha512t.h"
 
 struct cptprov_digest_alg {
     int id; /* CPT_MD_* */
-    const char *name; /* for the CPU path's fetch */
     size_t size, blocksize;
 };
 
@@ -27,33 +29,17 @@ struct cptprov_digest_ctx {
     struct cptprov_ctx *prov;
     const struct cptprov_digest_alg *alg;
     int path;
-    EVP_MD_CTX *twin; /* the CPU path's context, created on first use */
+    union {
+        SHA_CTX sha1;
+        SHA256_CTX sha256; /* SHA-224 too */
+        SHA512_CTX sha512; /* SHA-384, SHA-512/224 and /256 too */
+    } cpu;
     uint64_t ops, bytes; /* CPU-path counts not yet added to the process's */
     /* Go-owned state (CPT_MD_STATE_SIZE bytes, plain values, zeroed for a
      * fresh message), allocated when a message first goes to the device:
      * EVP frees and recreates digest contexts all the time. */
     unsigned char *state;
 };
-
-static _Atomic(EVP_MD *) cpu_mds[CPT_MD_SHA512_256 + 1];
-static pthread_mutex_t cpu_mds_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The default provider's implementation, fetched once per digest. */
-static EVP_MD *cpu_md(const struct cptprov_digest_alg *a)
-{
-    EVP_MD *md = atomic_load_explicit(&cpu_mds[a->id], memory_order_acquire);
-    OSSL_LIB_CTX *lc;
-
-    if (md != NULL)
-        return md;
-    pthread_mutex_lock(&cpu_mds_lock);
-    if ((md = atomic_load(&cpu_mds[a->id])) == NULL && (lc = cptprov_cpu_libctx()) != NULL) {
-        md = EVP_MD_fetch(lc, a->name, "provider=default");
-        atomic_store_explicit(&cpu_mds[a->id], md, memory_order_release);
-    }
-    pthread_mutex_unlock(&cpu_mds_lock);
-    return md;
-}
 
 static void md_flush(struct cptprov_digest_ctx *c)
 {
@@ -66,53 +52,26 @@ static void md_flush(struct cptprov_digest_ctx *c)
     c->ops = c->bytes = 0;
 }
 
-/*
- * One spare twin per thread and digest: EVP frees and recreates a digest's
- * provider context at every init of a message (OpenSSL 3.0), and a new twin
- * each time would cost as much as hashing 64 bytes. The key's destructor
- * frees the spares of a thread that exits.
- */
-static pthread_key_t spare_key;
-static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
-static int spare_ok;
-
-static void spare_free(void *v)
+/* The bytes of the CPU state a digest uses (all that needs wiping). */
+static size_t cpu_state_size(const struct cptprov_digest_alg *a)
 {
-    EVP_MD_CTX **spares = v;
-
-    for (int i = 0; i <= CPT_MD_SHA512_256; i++)
-        EVP_MD_CTX_free(spares[i]);
-    OPENSSL_free(spares);
+    return a->id == CPT_MD_SHA1 ? sizeof(SHA_CTX)
+        : a->blocksize == 64    ? sizeof(SHA256_CTX)
+                                : sizeof(SHA512_CTX);
 }
 
-static void spare_init(void)
-{
-    spare_ok = pthread_key_create(&spare_key, spare_free) == 0;
-}
-
-static EVP_MD_CTX **spares(void)
-{
-    EVP_MD_CTX **s;
-
-    pthread_once(&spare_once, spare_init);
-    if (!spare_ok)
-        return NULL;
-    if ((s = pthread_getspecific(spare_key)) == NULL
-        && (s = OPENSSL_zalloc((CPT_MD_SHA512_256 + 1) * sizeof(*s))) != NULL
-        && pthread_setspecific(spare_key, s) != 0) {
-        OPENSSL_free(s);
-        s = NULL;
-    }
-    return s;
-}
-
+/* EVP_Digest() makes and frees a context per message: nothing here is
+ * zeroed or wiped that the message does not use. */
 static void *cptprov_digest_newctx(void *provctx, const struct cptprov_digest_alg *alg)
 {
-    struct cptprov_digest_ctx *c = OPENSSL_zalloc(sizeof(*c));
+    struct cptprov_digest_ctx *c = OPENSSL_malloc(sizeof(*c));
 
     if (c != NULL) {
         c->prov = provctx;
         c->alg = alg;
+        c->path = PATH_UNDECIDED;
+        c->ops = c->bytes = 0;
+        c->state = NULL;
     }
     return c;
 }
@@ -124,15 +83,8 @@ static void cptprov_digest_freectx(void *vctx)
     if (c == NULL)
         return;
     md_flush(c);
-    if (c->twin != NULL) {
-        EVP_MD_CTX **s = spares();
-
-        if (s != NULL && s[c->alg->id] == NULL && EVP_MD_CTX_reset(c->twin))
-            s[c->alg->id] = c->twin;
-        else
-            EVP_MD_CTX_free(c->twin);
-    }
     OPENSSL_clear_free(c->state, CPT_MD_STATE_SIZE);
+    OPENSSL_cleanse(&c->cpu, cpu_state_size(c->alg));
     OPENSSL_free(c);
 }
 
@@ -144,13 +96,9 @@ static void *cptprov_digest_dupctx(void *vctx)
         return NULL;
     memcpy(d, c, sizeof(*d));
     d->ops = d->bytes = 0;
-    d->twin = NULL;
     d->state = NULL;
-    if ((c->twin != NULL
-            && ((d->twin = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(d->twin, c->twin)))
-        || (c->state != NULL && (d->state = OPENSSL_memdup(c->state, CPT_MD_STATE_SIZE)) == NULL)) {
-        EVP_MD_CTX_free(d->twin);
-        OPENSSL_free(d);
+    if (c->state != NULL && (d->state = OPENSSL_memdup(c->state, CPT_MD_STATE_SIZE)) == NULL) {
+        OPENSSL_clear_free(d, sizeof(*d));
         return NULL;
     }
     return d;
@@ -165,6 +113,73 @@ static int cptprov_digest_init(void *vctx, const OSSL_PARAM params[])
     return 1;
 }
 
+/* Starts the message on the CPU path. */
+static int cpu_start(struct cptprov_digest_ctx *c)
+{
+    int ok = 0;
+
+    switch (c->alg->id) {
+    case CPT_MD_SHA1:
+        ok = SHA1_Init(&c->cpu.sha1);
+        break;
+    case CPT_MD_SHA224:
+        ok = SHA224_Init(&c->cpu.sha256);
+        break;
+    case CPT_MD_SHA256:
+        ok = SHA256_Init(&c->cpu.sha256);
+        break;
+    case CPT_MD_SHA384:
+        ok = SHA384_Init(&c->cpu.sha512);
+        break;
+    case CPT_MD_SHA512:
+        ok = SHA512_Init(&c->cpu.sha512);
+        break;
+    case CPT_MD_SHA512_224:
+    case CPT_MD_SHA512_256:
+        ok = cpt_sha512t_init(&c->cpu.sha512, (int)c->alg->size * 8);
+        break;
+    }
+    if (ok)
+        c->path = PATH_CPU;
+    return ok;
+}
+
+static int cpu_update(struct cptprov_digest_ctx *c, const void *in, size_t inl)
+{
+    c->bytes += inl;
+    if (++c->ops >= 256)
+        md_flush(c);
+    switch (c->alg->id) {
+    case CPT_MD_SHA1:
+        return SHA1_Update(&c->cpu.sha1, in, inl);
+    case CPT_MD_SHA224:
+    case CPT_MD_SHA256:
+        return SHA256_Update(&c->cpu.sha256, in, inl);
+    }
+    return SHA512_Update(&c->cpu.sha512, in, inl);
+}
+
+/* The digest's size was checked against out's; each Final writes it. */
+static int cpu_final(struct cptprov_digest_ctx *c, unsigned char *out)
+{
+    int ok;
+
+    md_flush(c);
+    switch (c->alg->id) {
+    case CPT_MD_SHA1:
+        ok = SHA1_Final(out, &c->cpu.sha1);
+        break;
+    case CPT_MD_SHA224:
+    case CPT_MD_SHA256:
+        ok = SHA256_Final(out, &c->cpu.sha256);
+        break;
+    default:
+        ok = SHA512_Final(out, &c->cpu.sha512);
+    }
+    OPENSSL_cleanse(&c->cpu, cpu_state_size(c->alg));
+    return ok;
+}
+
 /* Starts the message on the device: a zeroed state is a fresh one. */
 static int device_start(struct cptprov_digest_ctx *c)
 {
@@ -172,25 +187,6 @@ static int device_start(struct cptprov_digest_ctx *c)
         return 0;
     memset(c->state, 0, CPT_MD_STATE_SIZE);
     c->path = PATH_DEVICE;
-    return 1;
-}
-
-/* Starts the message on the CPU path. */
-static int cpu_start(struct cptprov_digest_ctx *c)
-{
-    EVP_MD *md = cpu_md(c->alg);
-    EVP_MD_CTX **s;
-
-    if (md == NULL)
-        return 0;
-    if (c->twin == NULL && (s = spares()) != NULL) {
-        c->twin = s[c->alg->id];
-        s[c->alg->id] = NULL;
-    }
-    if ((c->twin == NULL && (c->twin = EVP_MD_CTX_new()) == NULL)
-        || !EVP_DigestInit_ex2(c->twin, md, NULL))
-        return 0;
-    c->path = PATH_CPU;
     return 1;
 }
 
@@ -208,12 +204,8 @@ static int cptprov_digest_update(void *vctx, const unsigned char *in, size_t inl
         && !(inl < c->prov->cpu_threshold[CPT_ALG_MD_BASE + c->alg->id] && cpu_start(c))
         && !device_start(c))
         return 0;
-    if (c->path == PATH_CPU) {
-        c->bytes += inl;
-        if (++c->ops >= 256)
-            md_flush(c);
-        return EVP_DigestUpdate(c->twin, in, inl);
-    }
+    if (c->path == PATH_CPU)
+        return cpu_update(c, in, inl);
     if ((api = cptprov_go(c->prov)) == NULL)
         return 0;
     n = cptprov_async_begin();
@@ -227,7 +219,6 @@ static int cptprov_digest_final(void *vctx, unsigned char *out, size_t *outl, si
     const struct cptgo_api *api;
     struct cpt_status st = { 0, "" };
     struct cpt_notifier *n;
-    unsigned int len;
     int rc;
 
     *outl = 0;
@@ -240,11 +231,10 @@ static int cptprov_digest_final(void *vctx, unsigned char *out, size_t *outl, si
     if (c->path == PATH_UNDECIDED && !cpu_start(c) && !device_start(c))
         return 0;
     if (c->path == PATH_CPU) {
-        md_flush(c);
         c->path = PATH_UNDECIDED;
-        if (!EVP_DigestFinal_ex(c->twin, out, &len))
+        if (!cpu_final(c, out))
             return 0;
-        *outl = len;
+        *outl = c->alg->size;
         return 1;
     }
     c->path = PATH_UNDECIDED;
@@ -291,8 +281,8 @@ static const OSSL_PARAM *cptprov_digest_gettable_params(void *provctx)
 }
 
 /* One algorithm: its parameter row, newctx, get_params and dispatch table. */
-#define CPTPROV_DIGEST(lc, ID, NAME, size, blocksize)                                 \
-    static const struct cptprov_digest_alg cptprov_##lc##_alg = { ID, NAME, size, blocksize }; \
+#define CPTPROV_DIGEST(lc, ID, size, blocksize)                                       \
+    static const struct cptprov_digest_alg cptprov_##lc##_alg = { ID, size, blocksize }; \
     static void *cptprov_##lc##_newctx(void *provctx)                               \
     {                                                                               \
         return cptprov_digest_newctx(provctx, &cptprov_##lc##_alg);                 \
@@ -314,13 +304,13 @@ static const OSSL_PARAM *cptprov_digest_gettable_params(void *provctx)
         { 0, NULL }                                                                 \
     };
 
-CPTPROV_DIGEST(sha1, CPT_MD_SHA1, "SHA1", 20, 64)
-CPTPROV_DIGEST(sha224, CPT_MD_SHA224, "SHA2-224", 28, 64)
-CPTPROV_DIGEST(sha256, CPT_MD_SHA256, "SHA2-256", 32, 64)
-CPTPROV_DIGEST(sha384, CPT_MD_SHA384, "SHA2-384", 48, 128)
-CPTPROV_DIGEST(sha512, CPT_MD_SHA512, "SHA2-512", 64, 128)
-CPTPROV_DIGEST(sha512_224, CPT_MD_SHA512_224, "SHA2-512/224", 28, 128)
-CPTPROV_DIGEST(sha512_256, CPT_MD_SHA512_256, "SHA2-512/256", 32, 128)
+CPTPROV_DIGEST(sha1, CPT_MD_SHA1, 20, 64)
+CPTPROV_DIGEST(sha224, CPT_MD_SHA224, 28, 64)
+CPTPROV_DIGEST(sha256, CPT_MD_SHA256, 32, 64)
+CPTPROV_DIGEST(sha384, CPT_MD_SHA384, 48, 128)
+CPTPROV_DIGEST(sha512, CPT_MD_SHA512, 64, 128)
+CPTPROV_DIGEST(sha512_224, CPT_MD_SHA512_224, 28, 128)
+CPTPROV_DIGEST(sha512_256, CPT_MD_SHA512_256, 32, 128)
 
 /* Names and aliases as the default provider spells them. */
 const OSSL_ALGORITHM cptprov_digests[] = {

@@ -6,11 +6,12 @@
 package sha2x
 
 /*
-#cgo CFLAGS: -Wall -Wextra -Werror -Wno-deprecated-declarations
+#cgo CFLAGS: -Wall -Wextra -Werror -DOPENSSL_SUPPRESS_DEPRECATED -I${SRCDIR}/../../provider
 #cgo LDFLAGS: -lcrypto
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <string.h>
+#include "sha512t.h"
 
 static int sha2x_state_size(void) { return (int)sizeof(SHA512_CTX); }
 
@@ -21,24 +22,9 @@ static int sha2x_init(void *st, int kind)
 
 	if (kind == 384)
 		return SHA384_Init(c);
-	if (!SHA512_Init(c))
-		return 0;
-	if (kind == 224 || kind == 256) {
-		// FIPS 180-4 5.3.6: the truncated variants' initial values.
-		static const SHA_LONG64 iv224[8] = {
-			0x8C3D37C819544DA2ULL, 0x73E1996689DCD4D6ULL, 0x1DFAB7AE32FF9C82ULL,
-			0x679DD514582F9FCFULL, 0x0F6D2B697BD44DA8ULL, 0x77E36F7304C48942ULL,
-			0x3F9D85A86A1D36C8ULL, 0x1112E6AD91D692A1ULL,
-		};
-		static const SHA_LONG64 iv256[8] = {
-			0x22312194FC2BF72CULL, 0x9F555FA3C84C64C2ULL, 0x2393B86B6F53B151ULL,
-			0x963877195940EABDULL, 0x96283EE2A88EFFE3ULL, 0xBE5E1E2553863992ULL,
-			0x2B0199FC2C85B8AAULL, 0x0EB72DDC81C52CA2ULL,
-		};
-		memcpy(c->h, kind == 224 ? iv224 : iv256, sizeof(c->h));
-		c->md_len = kind / 8;
-	}
-	return 1;
+	if (kind == 224 || kind == 256)
+		return cpt_sha512t_init(c, kind);
+	return SHA512_Init(c);
 }
 
 static int sha2x_update(void *st, const void *p, size_t n) { return SHA512_Update(st, p, n); }
