@@ -15,6 +15,9 @@
  *   threads-fork        two threads run GCM in a loop while the parent forks
  *   many-children       8 children one after another, then 8 at once
  *   stats-per-process   every child writes its own cptprov-<pid>.json
+ *   cpu-path-fork       an AES-CBC stream moved between the CPU path and
+ *                       the device by the parent, its children and a
+ *                       grandchild, all agreeing with the default provider
  *
  * Each case runs in its own process (process group) under a watchdog, and
  * every process it forks has an alarm(): a hang is reported as a failure
@@ -860,6 +863,108 @@ static void case_stats_per_process(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Case: the CPU path across fork                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An AES-256-CBC stream that the parent began with short updates (the CPU
+ * path's twin, in cptprov's own library context) and long ones (the device)
+ * goes on in children and a grandchild, which move it between the two
+ * again; every process's output must be the default provider's.
+ */
+#define C7_LEN 40000
+static unsigned char c7_key[32], c7_iv[16], c7_msg[C7_LEN], c7_want[C7_LEN + 16];
+static EVP_CIPHER_CTX *c7_ctx;
+static size_t c7_done_in, c7_done_out;
+static unsigned char c7_out[C7_LEN + 16];
+
+/* Feeds the rest of the message in sizes alternating around the
+ * threshold, then checks the whole output. */
+static int c7_finish(const char *who)
+{
+    static const size_t sizes[] = { 17, 5000, 3, 100, 9000, 64 };
+    int n, ok = 1;
+
+    for (size_t k = 0; ok && c7_done_in < C7_LEN; k++) {
+        size_t len = sizes[k % 6];
+
+        len = len > C7_LEN - c7_done_in ? C7_LEN - c7_done_in : len;
+        ok = EVP_EncryptUpdate(c7_ctx, c7_out + c7_done_out, &n, c7_msg + c7_done_in, (int)len);
+        c7_done_in += len;
+        c7_done_out += (size_t)n;
+    }
+    ok = ok && EVP_EncryptFinal_ex(c7_ctx, c7_out + c7_done_out, &n);
+    c7_done_out += ok ? (size_t)n : 0;
+    ok = ok && c7_done_out == C7_LEN + 16 && memcmp(c7_out, c7_want, c7_done_out) == 0;
+    if (!ok)
+        cpt_fail_line("%s (pid %ld): the stream's output differs from the default provider's",
+            who, (long)getpid());
+    return ok;
+}
+
+static int c7_grandchild(void *arg)
+{
+    (void)arg;
+    return c7_finish("grandchild") ? 0 : 1;
+}
+
+static int c7_child(void *arg)
+{
+    int n, ok;
+
+    (void)arg;
+    /* a short update on the inherited twin, a long one to the device (a
+     * runtime of the child's own), then the grandchild finishes a copy */
+    ok = EVP_EncryptUpdate(c7_ctx, c7_out + c7_done_out, &n, c7_msg + c7_done_in, 33);
+    c7_done_in += 33;
+    c7_done_out += (size_t)n;
+    ok = ok && EVP_EncryptUpdate(c7_ctx, c7_out + c7_done_out, &n, c7_msg + c7_done_in, 12000);
+    c7_done_in += 12000;
+    c7_done_out += (size_t)n;
+    if (!ok) {
+        cpt_fail_line("child (pid %ld): an update failed", (long)getpid());
+        return 1;
+    }
+    if (!reap(spawn(c7_grandchild, NULL), "grandchild"))
+        return 1;
+    return c7_finish("child") ? 0 : 1;
+}
+
+static void case_cpu_path_fork(void)
+{
+    EVP_CIPHER *c = cpt_fetch_cipher(&g_env, 0, "AES-256-CBC");
+    EVP_CIPHER *r = cpt_fetch_cipher(&g_env, 1, "AES-256-CBC");
+    EVP_CIPHER_CTX *ref = EVP_CIPHER_CTX_new();
+    cpt_rng rng;
+    int n, m, ok;
+
+    rng_init(&rng);
+    cpt_rng_fill(&rng, c7_key, sizeof(c7_key));
+    cpt_rng_fill(&rng, c7_iv, sizeof(c7_iv));
+    cpt_rng_fill(&rng, c7_msg, sizeof(c7_msg));
+    ok = c != NULL && r != NULL && EVP_EncryptInit_ex2(ref, r, c7_key, c7_iv, NULL)
+        && EVP_EncryptUpdate(ref, c7_want, &n, c7_msg, C7_LEN)
+        && EVP_EncryptFinal_ex(ref, c7_want + n, &m);
+    c7_ctx = EVP_CIPHER_CTX_new();
+    ok = ok && EVP_EncryptInit_ex2(c7_ctx, c, c7_key, c7_iv, NULL);
+    /* the parent: CPU path, device, CPU path */
+    for (size_t len = 0, k = 0; ok && k < 3; k++, c7_done_in += len) {
+        len = k == 1 ? 6000 : 45;
+        ok = EVP_EncryptUpdate(c7_ctx, c7_out + c7_done_out, &n, c7_msg + c7_done_in, (int)len);
+        c7_done_out += (size_t)n;
+    }
+    if (check(ok, "parent: reference and first updates")) {
+        for (int i = 0; i < 3; i++)
+            check(reap(spawn(c7_child, NULL), "child"), "child %d carried the stream on", i);
+        check(c7_finish("parent"), "the parent finished the stream itself after its children");
+    }
+    EVP_CIPHER_CTX_free(c7_ctx);
+    EVP_CIPHER_CTX_free(ref);
+    EVP_CIPHER_free(c);
+    EVP_CIPHER_free(r);
+}
+
+/* ------------------------------------------------------------------ */
 /* Driver                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -870,6 +975,7 @@ static const cpt_named_test cases[] = {
     { "threads-fork", case_threads_fork },
     { "many-children", case_many_children },
     { "stats-per-process", case_stats_per_process },
+    { "cpu-path-fork", case_cpu_path_fork },
 };
 
 struct shared_counts {
