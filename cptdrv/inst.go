@@ -100,6 +100,19 @@ type HashContext struct {
 	_        uint32
 }
 
+// HMACContext is the device-visible context of one HMAC stream.
+type HMACContext struct {
+	Inner, Outer HashContext
+	Key          [128]byte // K0, at most the hash's block size
+	KeyLen       uint32
+	_            uint32
+}
+
+// HMACContextAt interprets the memory at addr as an HMACContext.
+func HMACContextAt(addr uintptr) *HMACContext {
+	return (*HMACContext)(unsafe.Add(unsafe.Pointer(nil), addr))
+}
+
 // HashContextAt interprets the memory at addr as a HashContext.
 func HashContextAt(addr uintptr) *HashContext {
 	return (*HashContext)(unsafe.Add(unsafe.Pointer(nil), addr))
@@ -148,6 +161,12 @@ const (
 	// buffer); their output precedes the output at RPtr. The engine sets
 	// AADLen to 0 once it has used them.
 	FlagCtxData uint16 = 1 << 6
+	// FlagHMAC (MajorHash): CPtr is an HMACContext. With FlagStart the
+	// engine keys both hashes from the context's key (HMAC's K0: the
+	// driver hashes a key longer than the block); the data goes to the
+	// inner hash; FlagFinal hashes the inner digest into the outer one and
+	// writes the MAC.
+	FlagHMAC uint16 = 1 << 7
 )
 
 // Instruction is one 64-byte CPT instruction; see the package documentation.

@@ -32,13 +32,18 @@ func MDByID(id int) *MD {
 	return &MD{digestByID(uint32(id))}
 }
 
-// AlgName is the name the counters of algorithm id (CPT_ALG_* or
-// CPT_ALG_MD_BASE + CPT_MD_*) go by, or "" for an unknown id.
+// AlgName is the name the counters of algorithm id (CPT_ALG_*, or
+// CPT_ALG_MD_BASE or CPT_ALG_MAC_BASE + CPT_MD_*) go by, or "" for an
+// unknown id.
 func AlgName(id int) string {
 	if c := CipherByID(id); c != nil {
 		return c.Name()
 	}
-	if m := MDByID(id - AlgMDBase); m != nil {
+	if id < AlgMACBase {
+		if m := MDByID(id - AlgMDBase); m != nil {
+			return m.Name()
+		}
+	} else if m := MACByID(id - AlgMACBase); m != nil {
 		return m.Name()
 	}
 	return ""

@@ -64,6 +64,10 @@
 #define CPT_MD_SHA512_224 6
 #define CPT_MD_SHA512_256 7
 #define CPT_ALG_MD_BASE 16
+/* HMAC over digest id counts as CPT_ALG_MAC_BASE + id. */
+#define CPT_ALG_MAC_BASE 24
+/* Bytes of Go-owned state in an HMAC context (>= dispatch.MACStateSize). */
+#define CPT_MAC_STATE_SIZE 704
 /* Bytes of Go-owned state in a digest context (>= dispatch.MDStateSize). */
 #define CPT_MD_STATE_SIZE 272
 

@@ -17,6 +17,7 @@
 #define CPT_SHA1_THRESHOLD 16384
 #define CPT_SHA256_THRESHOLD 16384
 #define CPT_SHA512_THRESHOLD 16384
+#define CPT_HMAC_THRESHOLD 16384
 
 struct cptprov_ctx {
     const OSSL_CORE_HANDLE *handle;
@@ -55,6 +56,11 @@ struct cptgo_api {
     int (*digest_update)(int md, void *state, const void *in, size_t inl,
         struct cpt_notifier *n, struct cpt_status *st);
     int (*digest_final)(int md, void *state, void *out, size_t *outl, size_t outsize,
+        struct cpt_notifier *n, struct cpt_status *st);
+    int (*mac_setkey)(int md, void *state, const void *key, size_t keylen, struct cpt_status *st);
+    int (*mac_update)(int md, void *state, const void *in, size_t inl, struct cpt_notifier *n,
+        struct cpt_status *st);
+    int (*mac_final)(int md, void *state, void *out, size_t *outl, size_t outsize,
         struct cpt_notifier *n, struct cpt_status *st);
     int (*cipher_export)(int alg, void *state, struct cpt_pending_init *pending,
         struct cpt_stream_state *out, struct cpt_status *st);
@@ -127,6 +133,7 @@ void cptprov_async_abort(struct cpt_notifier *n);
 /* cipher.c */
 extern const OSSL_ALGORITHM cptprov_ciphers[];
 extern const OSSL_ALGORITHM cptprov_digests[];
+extern const OSSL_ALGORITHM cptprov_macs[];
 
 /* keymgmt.c, exchange.c */
 extern const OSSL_ALGORITHM cptprov_keymgmts[];

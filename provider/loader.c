@@ -146,6 +146,9 @@ static int resolve(void *h)
     SYM(cipher_export, "cptgo_cipher_export");
     SYM(digest_update, "cptgo_digest_update");
     SYM(digest_final, "cptgo_digest_final");
+    SYM(mac_setkey, "cptgo_mac_setkey");
+    SYM(mac_update, "cptgo_mac_update");
+    SYM(mac_final, "cptgo_mac_final");
     SYM(cipher_import, "cptgo_cipher_import");
     SYM(cipher_get_ctx_params, "cptgo_cipher_get_ctx_params");
     SYM(cipher_set_ctx_params, "cptgo_cipher_set_ctx_params");

@@ -59,6 +59,8 @@ static const OSSL_ALGORITHM *cptprov_query(void *provctx, int operation_id, int 
         return cptprov_ciphers;
     case OSSL_OP_DIGEST:
         return cptprov_digests;
+    case OSSL_OP_MAC:
+        return cptprov_macs;
     case OSSL_OP_KEYMGMT:
         return cptprov_keymgmts;
     case OSSL_OP_KEYEXCH:
@@ -143,7 +145,7 @@ OSSL_LIB_CTX *cptprov_cpu_libctx(void)
 static const struct {
     const char *key;
     size_t dflt;
-    int ids[4];
+    int ids[7];
 } cpu_families[] = {
     { "cpu_threshold_aes_cbc", 4096, { CPT_ALG_AES_128_CBC, CPT_ALG_AES_192_CBC, CPT_ALG_AES_256_CBC } },
     { "cpu_threshold_aes_ctr", 4096, { CPT_ALG_AES_128_CTR, CPT_ALG_AES_192_CTR, CPT_ALG_AES_256_CTR } },
@@ -154,6 +156,11 @@ static const struct {
     { "cpu_threshold_sha512", CPT_SHA512_THRESHOLD,
         { CPT_ALG_MD_BASE + CPT_MD_SHA384, CPT_ALG_MD_BASE + CPT_MD_SHA512,
             CPT_ALG_MD_BASE + CPT_MD_SHA512_224, CPT_ALG_MD_BASE + CPT_MD_SHA512_256 } },
+    { "cpu_threshold_hmac", CPT_HMAC_THRESHOLD,
+        { CPT_ALG_MAC_BASE + CPT_MD_SHA1, CPT_ALG_MAC_BASE + CPT_MD_SHA224,
+            CPT_ALG_MAC_BASE + CPT_MD_SHA256, CPT_ALG_MAC_BASE + CPT_MD_SHA384,
+            CPT_ALG_MAC_BASE + CPT_MD_SHA512, CPT_ALG_MAC_BASE + CPT_MD_SHA512_224,
+            CPT_ALG_MAC_BASE + CPT_MD_SHA512_256 } },
 };
 #define NFAMILIES (sizeof(cpu_families) / sizeof(cpu_families[0]))
 
@@ -169,7 +176,7 @@ static void set_thresholds(struct cptprov_ctx *p, const char *all, char *const *
 
         if (env != NULL && env[0] != '\0')
             t = (size_t)strtoull(env, NULL, 10);
-        for (size_t i = 0; i < 4 && cpu_families[f].ids[i] != 0; i++)
+        for (size_t i = 0; i < 7 && cpu_families[f].ids[i] != 0; i++)
             p->cpu_threshold[cpu_families[f].ids[i]] = t;
     }
 }

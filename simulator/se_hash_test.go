@@ -2,12 +2,24 @@ package simulator
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"hash"
 	"math/rand"
 	"testing"
 	"unsafe"
 
 	"cptprov/cptdrv"
 )
+
+// refHashes are Go's hash functions by cptdrv.Hash* id, for reference.
+var refHashes = [...]func() hash.Hash{
+	cptdrv.HashSHA1: sha1.New, cptdrv.HashSHA224: sha256.New224, cptdrv.HashSHA256: sha256.New,
+	cptdrv.HashSHA384: sha512.New384, cptdrv.HashSHA512: sha512.New,
+	cptdrv.HashSHA512224: sha512.New512_224, cptdrv.HashSHA512256: sha512.New512_256,
+}
 
 // Every hash through the device in random pieces (the state saved in the
 // context between them), against the same function in one go.
@@ -18,7 +30,7 @@ func TestHashThroughDevice(t *testing.T) {
 		id := uint16(1 + i%7)
 		msg := make([]byte, rng.Intn(3000))
 		rng.Read(msg)
-		h := hashes[id]()
+		h := refHashes[id]()
 		h.Write(msg)
 		want := h.Sum(nil)
 
@@ -78,6 +90,53 @@ func TestHashBadContext(t *testing.T) {
 		inst.RPtr = cptdrv.Addr(ctxMem)
 		if res, err := q.Do(&inst); err != nil || res.CompCode != tc.comp || res.UCCode != tc.ucc {
 			t.Errorf("%+v: %+v %v", tc.inst, res, err)
+		}
+	}
+}
+
+// HMAC through the device in random pieces against crypto/hmac, for every
+// hash and keys up to the block size (the driver hashes longer ones).
+func TestHMACThroughDevice(t *testing.T) {
+	_, q := newQueue(t, Config{SEEngines: 2})
+	rng := rand.New(rand.NewSource(4))
+	for i := 0; i < 400; i++ {
+		id := uint16(1 + i%7)
+		key := make([]byte, rng.Intn(hashBlock(id)+1))
+		msg := make([]byte, rng.Intn(3000))
+		rng.Read(key)
+		rng.Read(msg)
+		m := hmac.New(refHashes[id], key)
+		m.Write(msg)
+		want := m.Sum(nil)
+
+		ctxMem := dmaBuf(t, int(unsafe.Sizeof(cptdrv.HMACContext{})))
+		hc := cptdrv.HMACContextAt(cptdrv.Addr(ctxMem))
+		copy(hc.Key[:], key)
+		hc.KeyLen = uint32(len(key))
+		in := dmaBuf(t, len(msg)+1)
+		copy(in, msg)
+		out := dmaBuf(t, 64)
+		flags := cptdrv.FlagStart | cptdrv.FlagHMAC
+		for off := 0; ; {
+			n := rng.Intn(len(msg) - off + 1)
+			inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorHash, cptdrv.MinorNone), Param1: id, Param2: flags,
+				CPtr: cptdrv.Addr(ctxMem), DPtr: cptdrv.Addr(in[off:]), DLen: uint32(n)}
+			last := off+n == len(msg)
+			if last {
+				inst.Param2 |= cptdrv.FlagFinal
+				inst.RPtr, inst.RLen = cptdrv.Addr(out), 64
+			}
+			res, err := q.Do(&inst)
+			if err != nil || res.CompCode != cptdrv.CompGood || res.UCCode != cptdrv.UCSuccess {
+				t.Fatalf("HMAC %d piece: %+v %v", id, res, err)
+			}
+			flags, off = cptdrv.FlagHMAC, off+n
+			if last {
+				if !bytes.Equal(out[:res.RLen], want) {
+					t.Fatalf("HMAC %d, %d-byte key, %d bytes: mismatch", id, len(key), len(msg))
+				}
+				break
+			}
 		}
 	}
 }

@@ -89,19 +89,45 @@ static int digest_once(OSSL_LIB_CTX *lc, int *failed_step)
     return ok;
 }
 
+/* HMAC-SHA256 over 32 KiB (the device path: steps 9 update, 10 final). */
+static int mac_once(OSSL_LIB_CTX *lc, int *failed_step)
+{
+    static unsigned char buf[32768];
+    unsigned char out[32];
+    size_t n;
+    EVP_MAC *m = EVP_MAC_fetch(lc, "HMAC", NULL);
+    EVP_MAC_CTX *x = m != NULL ? EVP_MAC_CTX_new(m) : NULL;
+    OSSL_PARAM params[] = { OSSL_PARAM_utf8_string("digest", "SHA2-256", 0), OSSL_PARAM_END };
+    int ok = x != NULL && EVP_MAC_init(x, buf, 16, params);
+
+    *failed_step = ok ? 0 : 1;
+    if (ok && !EVP_MAC_update(x, buf, sizeof(buf))) {
+        *failed_step = 9;
+        ok = 0;
+    }
+    if (ok && !EVP_MAC_final(x, out, &n, sizeof(out))) {
+        *failed_step = 10;
+        ok = 0;
+    }
+    EVP_MAC_CTX_free(x);
+    EVP_MAC_free(m);
+    return ok;
+}
+
 static int child(const char *which, int want_step)
 {
     OSSL_LIB_CTX *lc = OSSL_LIB_CTX_new();
     EVP_CIPHER *c;
     int step, ok, oneshot = strcmp(which, "oneshot") == 0;
-    int digest = strncmp(which, "digest", 6) == 0;
+    int digest = strncmp(which, "digest", 6) == 0, hmac = strncmp(which, "mac_", 4) == 0;
     char err[256] = "";
 
     OSSL_PROVIDER_set_default_search_path(lc, path);
     if (OSSL_PROVIDER_load(lc, "cptprov") == NULL
         || (c = EVP_CIPHER_fetch(lc, oneshot ? "AES-128-CBC" : "AES-128-GCM", NULL)) == NULL)
         return 10;
-    ok = digest ? digest_once(lc, &step) : oneshot ? oneshot_once(c, &step) : encrypt_once(c, &step);
+    ok = hmac ? mac_once(lc, &step) : digest ? digest_once(lc, &step)
+        : oneshot ? oneshot_once(c, &step) : encrypt_once(c, &step);
     ERR_error_string_n(ERR_peek_last_error(), err, sizeof(err));
     if (ok || step != want_step || strstr(err, "internal error") == NULL) {
         fprintf(stderr, "  %s: ok=%d step=%d (want %d) error=\"%s\"\n", which, ok, step, want_step, err);
@@ -119,6 +145,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; int step; } cases[] = {
         { "init", 1 }, { "set_params", 2 }, { "get_params", 3 }, { "update", 4 }, { "final", 5 },
         { "oneshot", 6 }, { "digest_update", 7 }, { "digest_final", 8 },
+        { "mac_update", 9 }, { "mac_final", 10 },
     };
     int passed = 0, failed = 0;
 

@@ -75,7 +75,8 @@ var _ = [1]struct{}{}[C.CPT_ALG_DES_EDE3_CBC-C.int(dispatch.AlgDESEDE3CBC)]
 var _ = [1]struct{}{}[unsafe.Sizeof(C.struct_cpt_stream_state{})-unsafe.Sizeof(dispatch.StreamState{})]
 var _ = [1]struct{}{}[C.CPT_MD_SHA512_256-C.int(cptdrv.HashSHA512256)]
 var _ = [1]struct{}{}[C.CPT_ALG_MD_BASE-dispatch.AlgMDBase]
-var _ = [C.CPT_MAX_ALGS/2 - C.CPT_ALG_MD_BASE - C.CPT_MD_SHA512_256]struct{}{} // below the asymmetric counters (32 on)
+var _ = [1]struct{}{}[C.CPT_ALG_MAC_BASE-dispatch.AlgMACBase]
+var _ = [C.CPT_MAX_ALGS/2 - C.CPT_ALG_MAC_BASE - C.CPT_MD_SHA512_256]struct{}{} // below the asymmetric counters (32 on)
 var _ = [1]struct{}{}[C.sizeof_struct_cpt_aead_shadow-unsafe.Sizeof(dispatch.AEADShadow{})]
 var _ = [1]struct{}{}[C.CPT_R_INVALID_KEY-C.int(dispatch.ReasonInvalidKey)]
 var _ = [1]struct{}{}[C.CPT_R_BAD_DECRYPT-C.int(dispatch.ReasonBadDecrypt)]
@@ -171,7 +172,7 @@ func cptgo_start(cfg *C.struct_cpt_config, st *C.struct_cpt_status) (rc C.int) {
 		kt := dispatch.KeyTypeByID(id)
 		keysFit = keysFit && kt.StateSize() <= size && kt.GenStateSize() <= C.CPT_KEY_STATE_SIZE
 	}
-	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE || dispatch.MDStateSize() > C.CPT_MD_STATE_SIZE || !keysFit || dispatch.MaxSigStateSize() > C.CPT_SIG_STATE_SIZE {
+	if dispatch.MaxStateSize() > C.CPT_CIPHER_STATE_SIZE || dispatch.MDStateSize() > C.CPT_MD_STATE_SIZE || dispatch.MACStateSize() > C.CPT_MAC_STATE_SIZE || !keysFit || dispatch.MaxSigStateSize() > C.CPT_SIG_STATE_SIZE {
 		return result(st, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: "operation state larger than the C side reserves"})
 	}
 	p, err := startProcess(cfg)
@@ -473,6 +474,56 @@ func cptgo_digest_final(md C.int, state unsafe.Pointer, out unsafe.Pointer, outl
 	defer guard(st, &rc)
 	maybePanic("digest_final")
 	m, env, e := mdOf(md)
+	if e != nil {
+		return result(st, e)
+	}
+	n, async, e := m.Final(env, state, out, int(outsize), waiterOf(wn))
+	return pendingResult(outl, n, async, st, e)
+}
+
+// macOf finds HMAC over a digest and the process environment for a call.
+func macOf(md C.int) (*dispatch.MAC, *dispatch.Env, *dispatch.Error) {
+	m := dispatch.MACByID(int(md))
+	if m == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: fmt.Sprintf("unknown digest id %d", md)}
+	}
+	if proc == nil {
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonDeviceUnavailable, Msg: "device not started"}
+	}
+	return m, proc.env, nil
+}
+
+//export cptgo_mac_setkey
+func cptgo_mac_setkey(md C.int, state unsafe.Pointer, key unsafe.Pointer, keylen C.size_t, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	m, _, e := macOf(md)
+	if e != nil {
+		return result(st, e)
+	}
+	var k []byte
+	if keylen > 0 {
+		k = unsafe.Slice((*byte)(key), int(keylen))
+	}
+	return result(st, m.SetKey(state, k))
+}
+
+//export cptgo_mac_update
+func cptgo_mac_update(md C.int, state unsafe.Pointer, in unsafe.Pointer, inl C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	maybePanic("mac_update")
+	m, env, e := macOf(md)
+	if e != nil {
+		return result(st, e)
+	}
+	async, e := m.Update(env, state, in, int(inl), waiterOf(wn))
+	return pendingResult(nil, 0, async, st, e)
+}
+
+//export cptgo_mac_final
+func cptgo_mac_final(md C.int, state unsafe.Pointer, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	maybePanic("mac_final")
+	m, env, e := macOf(md)
 	if e != nil {
 		return result(st, e)
 	}

@@ -1,0 +1,364 @@
+/*
+ * HMAC as an EVP_MAC over the digests cptprov implements. A message goes to
+ * the device's HMAC mode when its first update reaches the family's
+ * threshold (cpu_threshold_hmac); shorter ones, and TLS's constant-time MAC
+ * of CBC records ("tls-data-size"), run on the calling CPU in a twin
+ * context of OpenSSL's default HMAC.
+ */
+#include <string.h>
+#include <strings.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <pthread.h>
+#include "cptprov.h"
+
+/* The digests by the names OpenSSL knows them by. */
+static const struct {
+    const char *name;
+    int md;
+    size_t size, block;
+} mac_digests[] = {
+    { "SHA1", CPT_MD_SHA1, 20, 64 }, { "SHA-1", CPT_MD_SHA1, 20, 64 },
+    { "SSL3-SHA1", CPT_MD_SHA1, 20, 64 },
+    { "SHA2-224", CPT_MD_SHA224, 28, 64 }, { "SHA-224", CPT_MD_SHA224, 28, 64 },
+    { "SHA224", CPT_MD_SHA224, 28, 64 },
+    { "SHA2-256", CPT_MD_SHA256, 32, 64 }, { "SHA-256", CPT_MD_SHA256, 32, 64 },
+    { "SHA256", CPT_MD_SHA256, 32, 64 },
+    { "SHA2-384", CPT_MD_SHA384, 48, 128 }, { "SHA-384", CPT_MD_SHA384, 48, 128 },
+    { "SHA384", CPT_MD_SHA384, 48, 128 },
+    { "SHA2-512", CPT_MD_SHA512, 64, 128 }, { "SHA-512", CPT_MD_SHA512, 64, 128 },
+    { "SHA512", CPT_MD_SHA512, 64, 128 },
+    { "SHA2-512/224", CPT_MD_SHA512_224, 28, 128 }, { "SHA-512/224", CPT_MD_SHA512_224, 28, 128 },
+    { "SHA512-224", CPT_MD_SHA512_224, 28, 128 },
+    { "SHA2-512/256", CPT_MD_SHA512_256, 32, 128 }, { "SHA-512/256", CPT_MD_SHA512_256, 32, 128 },
+    { "SHA512-256", CPT_MD_SHA512_256, 32, 128 },
+};
+#define NDIGESTS (sizeof(mac_digests) / sizeof(mac_digests[0]))
+
+enum { PATH_UNDECIDED, PATH_CPU, PATH_DEVICE };
+
+struct cptprov_mac_ctx {
+    struct cptprov_ctx *prov;
+    int d; /* index in mac_digests, -1 until "digest" is set */
+    unsigned char *key; /* as given: the twin takes it so */
+    size_t keylen;
+    size_t tls_data_size; /* libssl's constant-time record MAC (CPU path) */
+    int path;
+    EVP_MAC_CTX *twin;
+    int twin_keyed; /* the twin holds the current key and digest */
+    uint64_t ops, bytes; /* CPU-path counts not yet added to the process's */
+    unsigned char *state; /* Go-owned, CPT_MAC_STATE_SIZE, when first needed */
+};
+
+static _Atomic(EVP_MAC *) cpu_mac;
+static pthread_mutex_t cpu_mac_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The default provider's HMAC, fetched once. */
+static EVP_MAC *cpu_hmac(void)
+{
+    EVP_MAC *m = atomic_load_explicit(&cpu_mac, memory_order_acquire);
+    OSSL_LIB_CTX *lc;
+
+    if (m != NULL)
+        return m;
+    pthread_mutex_lock(&cpu_mac_lock);
+    if ((m = atomic_load(&cpu_mac)) == NULL && (lc = cptprov_cpu_libctx()) != NULL) {
+        m = EVP_MAC_fetch(lc, "HMAC", "provider=default");
+        atomic_store_explicit(&cpu_mac, m, memory_order_release);
+    }
+    pthread_mutex_unlock(&cpu_mac_lock);
+    return m;
+}
+
+static int md_id(const struct cptprov_mac_ctx *c)
+{
+    return c->d < 0 ? 0 : mac_digests[c->d].md;
+}
+
+static void mac_flush(struct cptprov_mac_ctx *c)
+{
+    struct cpt_cpu_counters *k;
+
+    if (c->ops == 0 || c->d < 0)
+        return;
+    k = &cptprov_cpu_counters[CPT_ALG_MAC_BASE + md_id(c)];
+    atomic_fetch_add_explicit(&k->ops, c->ops, memory_order_relaxed);
+    atomic_fetch_add_explicit(&k->bytes, c->bytes, memory_order_relaxed);
+    c->ops = c->bytes = 0;
+}
+
+static void *cptprov_hmac_newctx(void *provctx)
+{
+    struct cptprov_mac_ctx *c = OPENSSL_zalloc(sizeof(*c));
+
+    if (c != NULL) {
+        c->prov = provctx;
+        c->d = -1;
+    }
+    return c;
+}
+
+static void cptprov_hmac_freectx(void *vctx)
+{
+    struct cptprov_mac_ctx *c = vctx;
+
+    if (c == NULL)
+        return;
+    mac_flush(c);
+    EVP_MAC_CTX_free(c->twin);
+    OPENSSL_clear_free(c->key, c->keylen);
+    OPENSSL_clear_free(c->state, CPT_MAC_STATE_SIZE);
+    OPENSSL_free(c);
+}
+
+static int set_key(struct cptprov_mac_ctx *c, const unsigned char *key, size_t keylen)
+{
+    unsigned char *k = OPENSSL_malloc(keylen > 0 ? keylen : 1);
+
+    if (k == NULL)
+        return 0;
+    memcpy(k, key, keylen);
+    OPENSSL_clear_free(c->key, c->keylen);
+    c->key = k;
+    c->keylen = keylen;
+    c->twin_keyed = 0;
+    return 1;
+}
+
+static void *cptprov_hmac_dupctx(void *vctx)
+{
+    struct cptprov_mac_ctx *c = vctx, *d = OPENSSL_malloc(sizeof(*c));
+
+    if (d == NULL)
+        return NULL;
+    memcpy(d, c, sizeof(*d));
+    d->ops = d->bytes = 0;
+    d->key = NULL;
+    d->keylen = 0;
+    d->twin = NULL;
+    d->state = NULL;
+    if ((c->key != NULL && !set_key(d, c->key, c->keylen))
+        || (c->twin != NULL && (d->twin = EVP_MAC_CTX_dup(c->twin)) == NULL)
+        || (c->state != NULL && (d->state = OPENSSL_memdup(c->state, CPT_MAC_STATE_SIZE)) == NULL)) {
+        cptprov_hmac_freectx(d);
+        return NULL;
+    }
+    return d;
+}
+
+static int cptprov_hmac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    struct cptprov_mac_ctx *c = vctx;
+    const OSSL_PARAM *p;
+    const char *name;
+
+    if (params == NULL)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_DIGEST)) != NULL) {
+        size_t i;
+
+        if (!OSSL_PARAM_get_utf8_string_ptr(p, &name))
+            return 0;
+        for (i = 0; i < NDIGESTS && strcasecmp(mac_digests[i].name, name) != 0; i++)
+            ;
+        if (i == NDIGESTS) {
+            CPT_RAISE(c->prov, CPT_R_BAD_PARAMETER, "HMAC over %s is not offered by cptprov", name);
+            return 0;
+        }
+        if ((int)i != c->d) {
+            mac_flush(c);
+            c->d = (int)i;
+            c->twin_keyed = 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY)) != NULL) {
+        const void *k;
+        size_t kl;
+
+        if (!OSSL_PARAM_get_octet_string_ptr(p, &k, &kl) || !set_key(c, k, kl))
+            return 0;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_TLS_DATA_SIZE)) != NULL) {
+        if (!OSSL_PARAM_get_size_t(p, &c->tls_data_size))
+            return 0;
+        c->twin_keyed = 0;
+    }
+    return 1;
+}
+
+static int cptprov_hmac_init(void *vctx, const unsigned char *key, size_t keylen,
+    const OSSL_PARAM params[])
+{
+    struct cptprov_mac_ctx *c = vctx;
+
+    if (!cptprov_hmac_set_ctx_params(c, params))
+        return 0;
+    if (key != NULL && !set_key(c, key, keylen))
+        return 0;
+    if (c->key == NULL || c->d < 0) {
+        CPT_RAISE(c->prov, c->key == NULL ? CPT_R_MISSING_KEY : CPT_R_BAD_PARAMETER,
+            c->key == NULL ? "HMAC without a key" : "HMAC without a digest");
+        return 0;
+    }
+    c->path = PATH_UNDECIDED;
+    return 1;
+}
+
+/* Starts the message in the twin (keying it only when key or digest
+ * changed: OpenSSL's HMAC keeps its keyed state across inits). */
+static int cpu_start(struct cptprov_mac_ctx *c)
+{
+    OSSL_PARAM params[3], *p = params;
+    EVP_MAC *mac;
+
+    if (c->twin == NULL && ((mac = cpu_hmac()) == NULL || (c->twin = EVP_MAC_CTX_new(mac)) == NULL))
+        return 0;
+    if (!c->twin_keyed) {
+        *p++ = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
+            (char *)mac_digests[c->d].name, 0);
+        if (c->tls_data_size != 0)
+            *p++ = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_TLS_DATA_SIZE, &c->tls_data_size);
+        *p = OSSL_PARAM_construct_end();
+        if (!EVP_MAC_init(c->twin, c->key, c->keylen, params))
+            return 0;
+        c->twin_keyed = 1;
+    } else if (!EVP_MAC_init(c->twin, NULL, 0, NULL)) {
+        return 0;
+    }
+    c->path = PATH_CPU;
+    return 1;
+}
+
+/* Starts the message on the device, keying the Go state. */
+static int device_start(struct cptprov_mac_ctx *c)
+{
+    const struct cptgo_api *api = cptprov_go(c->prov);
+    struct cpt_status st = { 0, "" };
+
+    if (api == NULL)
+        return 0;
+    if (c->state == NULL && (c->state = OPENSSL_zalloc(CPT_MAC_STATE_SIZE)) == NULL)
+        return 0;
+    if (api->mac_setkey(md_id(c), c->state, c->key, c->keylen, &st) != CPT_OK) {
+        cptprov_raise_status(c->prov, &st, "mac_setkey");
+        return 0;
+    }
+    c->path = PATH_DEVICE;
+    return 1;
+}
+
+static int cptprov_hmac_update(void *vctx, const unsigned char *in, size_t inl)
+{
+    struct cptprov_mac_ctx *c = vctx;
+    const struct cptgo_api *api;
+    struct cpt_status st = { 0, "" };
+    struct cpt_notifier *n;
+    int rc;
+
+    if (inl == 0)
+        return 1;
+    if (c->path == PATH_UNDECIDED) {
+        int cpu = c->tls_data_size != 0
+            || inl < c->prov->cpu_threshold[CPT_ALG_MAC_BASE + md_id(c)];
+
+        if (!(cpu ? cpu_start(c) : device_start(c)))
+            return 0;
+    }
+    if (c->path == PATH_CPU) {
+        c->bytes += inl;
+        if (++c->ops >= 256)
+            mac_flush(c);
+        return EVP_MAC_update(c->twin, in, inl);
+    }
+    if ((api = cptprov_go(c->prov)) == NULL)
+        return 0;
+    n = cptprov_async_begin();
+    rc = api->mac_update(md_id(c), c->state, in, inl, n, &st);
+    return cptprov_finish(c->prov, rc, n, NULL, &st, "mac_update");
+}
+
+static int cptprov_hmac_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    struct cptprov_mac_ctx *c = vctx;
+    const struct cptgo_api *api;
+    struct cpt_status st = { 0, "" };
+    struct cpt_notifier *n;
+    int rc, path = c->path;
+
+    *outl = 0;
+    if (path == PATH_UNDECIDED && !cpu_start(c))
+        return 0;
+    c->path = PATH_UNDECIDED;
+    if (path != PATH_DEVICE) {
+        mac_flush(c);
+        return EVP_MAC_final(c->twin, out, outl, outsize);
+    }
+    if ((api = cptprov_go(c->prov)) == NULL)
+        return 0;
+    n = cptprov_async_begin();
+    rc = api->mac_final(md_id(c), c->state, out, outl, outsize, n, &st);
+    return cptprov_finish(c->prov, rc, n, outl, &st, "mac_final");
+}
+
+static int cptprov_hmac_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    struct cptprov_mac_ctx *c = vctx;
+    OSSL_PARAM *p;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_SIZE)) != NULL
+        && !OSSL_PARAM_set_size_t(p, c->d < 0 ? 0 : mac_digests[c->d].size))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_BLOCK_SIZE)) != NULL
+        && !OSSL_PARAM_set_size_t(p, c->d < 0 ? 0 : mac_digests[c->d].block))
+        return 0;
+    return 1;
+}
+
+static const OSSL_PARAM hmac_gettable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_MAC_PARAM_SIZE, NULL),
+    OSSL_PARAM_size_t(OSSL_MAC_PARAM_BLOCK_SIZE, NULL),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM hmac_settable_ctx_params[] = {
+    OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_PROPERTIES, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_MAC_PARAM_KEY, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_MAC_PARAM_TLS_DATA_SIZE, NULL),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *cptprov_hmac_gettable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return hmac_gettable_ctx_params;
+}
+
+static const OSSL_PARAM *cptprov_hmac_settable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return hmac_settable_ctx_params;
+}
+
+static const OSSL_DISPATCH cptprov_hmac_functions[] = {
+    { OSSL_FUNC_MAC_NEWCTX, (void (*)(void))cptprov_hmac_newctx },
+    { OSSL_FUNC_MAC_DUPCTX, (void (*)(void))cptprov_hmac_dupctx },
+    { OSSL_FUNC_MAC_FREECTX, (void (*)(void))cptprov_hmac_freectx },
+    { OSSL_FUNC_MAC_INIT, (void (*)(void))cptprov_hmac_init },
+    { OSSL_FUNC_MAC_UPDATE, (void (*)(void))cptprov_hmac_update },
+    { OSSL_FUNC_MAC_FINAL, (void (*)(void))cptprov_hmac_final },
+    { OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, (void (*)(void))cptprov_hmac_gettable_ctx_params },
+    { OSSL_FUNC_MAC_GET_CTX_PARAMS, (void (*)(void))cptprov_hmac_get_ctx_params },
+    { OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS, (void (*)(void))cptprov_hmac_settable_ctx_params },
+    { OSSL_FUNC_MAC_SET_CTX_PARAMS, (void (*)(void))cptprov_hmac_set_ctx_params },
+    { 0, NULL }
+};
+
+const OSSL_ALGORITHM cptprov_macs[] = {
+    { "HMAC", CPTPROV_PROPS, cptprov_hmac_functions, "HMAC on the CPT" },
+    { NULL, NULL, NULL, NULL }
+};
