@@ -115,7 +115,8 @@ static void test_differential(void)
 /* One context, several messages: re-init without a key keeps it. */
 static void test_reinit(void)
 {
-    unsigned char key[20] = { 1 }, msg[20000] = { 2 }, out[2][128];
+    static unsigned char msg[70000] = { 2 };
+    unsigned char key[20] = { 1 }, out[2][128];
 
     for (size_t i = 0; i < NMD; i++) {
         int ok = 1;
@@ -211,7 +212,7 @@ static void test_async(void)
     cpt_rng_seed(&r, g_o.seed, 4);
     for (int k = 0; k < NJOBS; k++) {
         jobs[k].i = (size_t)k % NMD;
-        jobs[k].len = 16384 + (size_t)cpt_rng_below(&r, 40000); /* on the device */
+        jobs[k].len = 65536 + (size_t)cpt_rng_below(&r, 40000); /* on the device */
         jobs[k].msg = malloc(jobs[k].len);
         cpt_rng_fill(&r, jobs[k].msg, jobs[k].len);
         cpt_rng_fill(&r, jobs[k].key, sizeof(jobs[k].key));

@@ -89,10 +89,10 @@ static int digest_once(OSSL_LIB_CTX *lc, int *failed_step)
     return ok;
 }
 
-/* HMAC-SHA256 over 32 KiB (the device path: steps 9 update, 10 final). */
+/* HMAC-SHA256 over 96 KiB (the device path: steps 9 update, 10 final). */
 static int mac_once(OSSL_LIB_CTX *lc, int *failed_step)
 {
-    static unsigned char buf[32768];
+    static unsigned char buf[98304];
     unsigned char out[32];
     size_t n;
     EVP_MAC *m = EVP_MAC_fetch(lc, "HMAC", NULL);
