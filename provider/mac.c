@@ -1,9 +1,11 @@
 /*
- * HMAC as an EVP_MAC over the digests cptprov implements. A message goes to
+ * HMAC as an EVP_MAC. Over the digests cptprov implements, a message goes to
  * the device's HMAC mode when its first update reaches the family's
- * threshold (cpu_threshold_hmac); shorter ones, and TLS's constant-time MAC
- * of CBC records ("tls-data-size"), run on the calling CPU in a twin
- * context of OpenSSL's default HMAC.
+ * threshold (cpu_threshold_hmac); shorter ones, TLS's constant-time MAC of
+ * CBC records ("tls-data-size") and HMAC over any other digest (MD5 for
+ * TLS 1.0's PRF, SHA-3...) run on the calling CPU in a twin context of
+ * OpenSSL's default HMAC, so that preferring cptprov never takes a digest
+ * away from an application.
  */
 #include <string.h>
 #include <strings.h>
@@ -41,7 +43,8 @@ enum { PATH_UNDECIDED, PATH_CPU, PATH_DEVICE };
 
 struct cptprov_mac_ctx {
     struct cptprov_ctx *prov;
-    int d; /* index in mac_digests, -1 until "digest" is set */
+    int d; /* index in mac_digests; -1: no digest yet, or one only the CPU path has */
+    char *other; /* that digest's name */
     unsigned char *key; /* as given: the twin takes it so */
     size_t keylen;
     size_t tls_data_size; /* libssl's constant-time record MAC (CPU path) */
@@ -108,6 +111,7 @@ static void cptprov_hmac_freectx(void *vctx)
         return;
     mac_flush(c);
     EVP_MAC_CTX_free(c->twin);
+    OPENSSL_free(c->other);
     OPENSSL_clear_free(c->key, c->keylen);
     OPENSSL_clear_free(c->state, CPT_MAC_STATE_SIZE);
     OPENSSL_free(c);
@@ -139,7 +143,9 @@ static void *cptprov_hmac_dupctx(void *vctx)
     d->keylen = 0;
     d->twin = NULL;
     d->state = NULL;
+    d->other = NULL;
     if ((c->key != NULL && !set_key(d, c->key, c->keylen))
+        || (c->other != NULL && (d->other = OPENSSL_strdup(c->other)) == NULL)
         || (c->twin != NULL && (d->twin = EVP_MAC_CTX_dup(c->twin)) == NULL)
         || (c->state != NULL && (d->state = OPENSSL_memdup(c->state, CPT_MAC_STATE_SIZE)) == NULL)) {
         cptprov_hmac_freectx(d);
@@ -163,15 +169,15 @@ static int cptprov_hmac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
         for (i = 0; i < NDIGESTS && strcasecmp(mac_digests[i].name, name) != 0; i++)
             ;
-        if (i == NDIGESTS) {
-            CPT_RAISE(c->prov, CPT_R_BAD_PARAMETER, "HMAC over %s is not offered by cptprov", name);
-            return 0;
-        }
-        if ((int)i != c->d) {
-            mac_flush(c);
+        mac_flush(c);
+        OPENSSL_free(c->other);
+        c->other = NULL;
+        c->d = -1;
+        c->twin_keyed = 0;
+        if (i < NDIGESTS)
             c->d = (int)i;
-            c->twin_keyed = 0;
-        }
+        else if ((c->other = OPENSSL_strdup(name)) == NULL)
+            return 0;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY)) != NULL) {
         const void *k;
@@ -197,7 +203,7 @@ static int cptprov_hmac_init(void *vctx, const unsigned char *key, size_t keylen
         return 0;
     if (key != NULL && !set_key(c, key, keylen))
         return 0;
-    if (c->key == NULL || c->d < 0) {
+    if (c->key == NULL || (c->d < 0 && c->other == NULL)) {
         CPT_RAISE(c->prov, c->key == NULL ? CPT_R_MISSING_KEY : CPT_R_BAD_PARAMETER,
             c->key == NULL ? "HMAC without a key" : "HMAC without a digest");
         return 0;
@@ -217,7 +223,7 @@ static int cpu_start(struct cptprov_mac_ctx *c)
         return 0;
     if (!c->twin_keyed) {
         *p++ = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
-            (char *)mac_digests[c->d].name, 0);
+            c->d >= 0 ? (char *)mac_digests[c->d].name : c->other, 0);
         if (c->tls_data_size != 0)
             *p++ = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_TLS_DATA_SIZE, &c->tls_data_size);
         *p = OSSL_PARAM_construct_end();
@@ -260,7 +266,7 @@ static int cptprov_hmac_update(void *vctx, const unsigned char *in, size_t inl)
     if (inl == 0)
         return 1;
     if (c->path == PATH_UNDECIDED) {
-        int cpu = c->tls_data_size != 0
+        int cpu = c->tls_data_size != 0 || c->d < 0
             || inl < c->prov->cpu_threshold[CPT_ALG_MAC_BASE + md_id(c)];
 
         if (!(cpu ? cpu_start(c) : device_start(c)))
@@ -306,12 +312,26 @@ static int cptprov_hmac_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     struct cptprov_mac_ctx *c = vctx;
     OSSL_PARAM *p;
+    size_t size = 0, block = 0;
 
+    if (c->d >= 0) {
+        size = mac_digests[c->d].size;
+        block = mac_digests[c->d].block;
+    } else if (c->other != NULL) {
+        OSSL_LIB_CTX *lc = cptprov_cpu_libctx();
+        EVP_MD *md = lc != NULL ? EVP_MD_fetch(lc, c->other, "provider=default") : NULL;
+
+        if (md != NULL) {
+            size = (size_t)EVP_MD_get_size(md);
+            block = (size_t)EVP_MD_get_block_size(md);
+        }
+        EVP_MD_free(md);
+    }
     if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_SIZE)) != NULL
-        && !OSSL_PARAM_set_size_t(p, c->d < 0 ? 0 : mac_digests[c->d].size))
+        && !OSSL_PARAM_set_size_t(p, size))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_BLOCK_SIZE)) != NULL
-        && !OSSL_PARAM_set_size_t(p, c->d < 0 ? 0 : mac_digests[c->d].block))
+        && !OSSL_PARAM_set_size_t(p, block))
         return 0;
     return 1;
 }
