@@ -140,7 +140,19 @@ static void cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
         }
         cp->pad = 1;
     }
-    /* A fresh stream is the same on both sides: the twin takes it. */
+    if (iv == NULL && !cp->active) {
+        /*
+         * The device holds the stream, and a re-init without an IV goes on
+         * from its state (CTR's counter, CBC's last IV): the stream stays
+         * there and the twin only learns the key, for the next crossing.
+         */
+        if (key != NULL && !EVP_CipherInit_ex2(cp->twin, NULL, key, NULL, enc, NULL)) {
+            EVP_CIPHER_CTX_free(cp->twin);
+            cp->twin = NULL;
+        }
+        return;
+    }
+    /* A fresh stream (or one the twin holds) is the twin's. */
     cp->active = EVP_CipherInit_ex2(cp->twin, NULL, key, iv, enc, NULL)
         && EVP_CIPHER_CTX_set_padding(cp->twin, cp->pad);
     cp->enc = enc;
