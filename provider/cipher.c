@@ -210,7 +210,7 @@ static int cpu_enter(struct cptprov_cipher_ctx *c)
         && EVP_CIPHER_CTX_set_padding(cp->twin, s.pad)
         && EVP_CipherUpdate(cp->twin, junk, &n, s.num != 0 ? zero : s.buf,
             (int)(s.num != 0 ? s.num : s.buf_len))
-        && n == 0 + (s.num != 0 ? (int)s.num : 0);
+        && n == (s.num != 0 ? (int)s.num : 0);
     if (!ok) {
         ERR_clear_error();
         return 0;
@@ -295,7 +295,9 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
         cpu_init(c, key, iv, enc);
         return 1;
     }
-    c->cpu.active = 0; /* parameters: the device path takes the stream */
+    /* parameters: the device path takes the stream; the twin learns the key */
+    c->cpu.active = 0;
+    cpu_init(c, key, NULL, enc);
     if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL)
         c->cpu.tls = 1;
     if ((api = cptprov_go(c->prov)) == NULL)

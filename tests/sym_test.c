@@ -368,6 +368,48 @@ static void test_reinit(void)
     }
 }
 
+/*
+ * An init that carries parameters (here: padding off) goes to the device
+ * path at once; the short updates that follow must find its key, not the
+ * one of the message before, on the CPU path.
+ */
+static void test_init_params(void)
+{
+    cpt_rng r;
+
+    cpt_rng_seed(&r, g_o.seed, 6);
+    for (size_t ai = 0; ai < NALG; ai++) {
+        const struct alg *a = &g_algs[ai];
+        unsigned char key[32], key0[32] = { 5 }, iv[16], in[640], out[2][700];
+        unsigned int pad = 0;
+        int ok = 1, n;
+        size_t done[2] = { 0, 0 };
+
+        cpt_rng_fill(&r, key, sizeof(key));
+        cpt_rng_fill(&r, iv, sizeof(iv));
+        cpt_rng_fill(&r, in, sizeof(in));
+        for (int p = 0; p < 2; p++) {
+            EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+            OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &pad), OSSL_PARAM_END };
+
+            /* a message with another key first */
+            ok = ok && EVP_CipherInit_ex2(ctx, p ? g_tc[ai] : g_rc[ai], key0, iv, 1, NULL)
+                && EVP_EncryptUpdate(ctx, out[p], &n, in, 32)
+                && EVP_CipherInit_ex2(ctx, NULL, key, iv, 1, params);
+            for (size_t off = 0; ok && off < sizeof(in); off += 64) {
+                ok = EVP_EncryptUpdate(ctx, out[p] + done[p], &n, in + off, 64);
+                done[p] += (size_t)n;
+            }
+            ok = ok && EVP_EncryptFinal_ex(ctx, out[p] + done[p], &n);
+            done[p] += ok ? (size_t)n : 0;
+            EVP_CIPHER_CTX_free(ctx);
+        }
+        CPT_CHECK(ok && done[0] == done[1] && memcmp(out[0], out[1], done[0]) == 0,
+            "%s: short updates after an init with parameters agree", a->name);
+        g_used[ai] = 1;
+    }
+}
+
 struct job {
     size_t ai;
     unsigned char key[32], iv[16];
@@ -477,6 +519,7 @@ static const cpt_named_test g_tests[] = {
     { "oneshot", test_oneshot },
     { "params", test_params_and_copy },
     { "reinit", test_reinit },
+    { "init-params", test_init_params },
     { "async", test_async },
     { "stats", test_stats },
 };
