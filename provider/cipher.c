@@ -40,6 +40,8 @@ struct cpu_path {
     unsigned char tail[16]; /* the last bytes fed to the twin */
     size_t held; /* of which the twin buffers this many */
     int tls; /* libssl set a TLS version: records go to the device */
+    unsigned char oiv[16]; /* the IV the application set last */
+    int oiv_set;
     uint64_t ops, bytes; /* not yet added to cptprov_cpu_counters */
 };
 
@@ -151,6 +153,14 @@ static void cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
             cp->twin = NULL;
         }
         return;
+    }
+    if (iv != NULL) {
+        memcpy(cp->oiv, iv, c->alg->ivlen);
+        cp->oiv_set = 1;
+    } else if (c->alg->blocksize > 1 && cp->oiv_set) {
+        /* CBC goes back to the application's IV, which the twin may not
+         * have as its own when the stream crossed into it. */
+        iv = cp->oiv;
     }
     /* A fresh stream (or one the twin holds) is the twin's. */
     cp->active = EVP_CipherInit_ex2(cp->twin, NULL, key, iv, enc, NULL)

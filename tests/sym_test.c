@@ -338,7 +338,7 @@ static void test_reinit(void)
 {
     /* messages of 48 bytes (the CPU path) and of 6000 (the device) */
     static const size_t lens[] = { 48, 6000 };
-    static unsigned char out[2][3][6000];
+    static unsigned char out[2][3][6000], cross[2][6200];
 
     for (size_t ai = 0; ai < NALG; ai++) {
         const struct alg *a = &g_algs[ai];
@@ -363,6 +363,26 @@ static void test_reinit(void)
             }
             CPT_CHECK(ok && memcmp(out[0], out[1], sizeof(out[0])) == 0,
                 "%s: %d-byte messages after re-inits without an IV agree", a->name, len);
+        }
+        /* a stream that crossed to the device and back, then a re-init */
+        {
+            int ok = 1, n;
+
+            for (int p = 0; p < 2; p++) {
+                EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+                memset(cross[p], 0, sizeof(cross[p]));
+                ok = ok && EVP_EncryptInit_ex2(ctx, p ? g_tc[ai] : g_rc[ai], key, iv, NULL)
+                    && EVP_CIPHER_CTX_set_padding(ctx, 0)
+                    && EVP_EncryptUpdate(ctx, cross[p], &n, cross[p], 48)
+                    && EVP_EncryptUpdate(ctx, cross[p] + 48, &n, cross[p] + 48, 6000)
+                    && EVP_EncryptUpdate(ctx, cross[p] + 6048, &n, cross[p] + 6048, 48)
+                    && EVP_EncryptInit_ex2(ctx, NULL, NULL, NULL, NULL)
+                    && EVP_EncryptUpdate(ctx, cross[p] + 6096, &n, cross[p] + 6096, 48);
+                EVP_CIPHER_CTX_free(ctx);
+            }
+            CPT_CHECK(ok && memcmp(cross[0], cross[1], sizeof(cross[0])) == 0,
+                "%s: a re-init after the stream crossed paths twice agrees", a->name);
         }
         g_used[ai] = 1;
     }
