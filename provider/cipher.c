@@ -42,7 +42,7 @@ struct cpu_path {
     int tls; /* libssl set a TLS version: records go to the device */
     unsigned char oiv[16]; /* the IV the application set last */
     int oiv_set;
-    uint64_t ops, bytes; /* not yet added to cptprov_cpu_counters */
+    struct cpt_cpu_tally tally;
 };
 
 
@@ -57,18 +57,20 @@ struct cptprov_cipher_ctx {
 
 struct cpt_cpu_counters cptprov_cpu_counters[CPT_MAX_ALGS];
 
-/* Adds a context's CPU-path counts to the process's: per context first, so
- * that the hot path makes no atomic operation. */
-static void cpu_flush(struct cptprov_cipher_ctx *c)
+void cptprov_cpu_flush(struct cpt_cpu_tally *t, int alg)
 {
-    struct cpu_path *cp = &c->cpu;
+    if (t->ops != 0 && alg >= 0 && alg < CPT_MAX_ALGS) {
+        atomic_fetch_add_explicit(&cptprov_cpu_counters[alg].ops, t->ops, memory_order_relaxed);
+        atomic_fetch_add_explicit(&cptprov_cpu_counters[alg].bytes, t->bytes, memory_order_relaxed);
+    }
+    t->ops = t->bytes = 0;
+}
 
-    if (cp->ops == 0 || c->alg->id < 0 || c->alg->id >= CPT_MAX_ALGS)
-        return;
-    atomic_fetch_add_explicit(&cptprov_cpu_counters[c->alg->id].ops, cp->ops, memory_order_relaxed);
-    atomic_fetch_add_explicit(&cptprov_cpu_counters[c->alg->id].bytes, cp->bytes,
-        memory_order_relaxed);
-    cp->ops = cp->bytes = 0;
+void cptprov_cpu_tally(struct cpt_cpu_tally *t, int alg, size_t n)
+{
+    t->bytes += n;
+    if (++t->ops >= 256)
+        cptprov_cpu_flush(t, alg);
 }
 
 static struct cpt_aead_shadow *shadow(const struct cptprov_cipher_ctx *c);
@@ -93,7 +95,7 @@ static void cptprov_cipher_freectx(void *vctx)
         return;
     if (api != NULL)
         api->cipher_free(c->alg->id, c->state);
-    cpu_flush(c);
+    cptprov_cpu_flush(&c->cpu.tally, c->alg->id);
     EVP_CIPHER_CTX_free(c->cpu.twin);
     OPENSSL_clear_free(c, sizeof(*c));
 }
@@ -107,7 +109,7 @@ static void *cptprov_cipher_dupctx(void *vctx)
     if (d == NULL)
         return NULL;
     memcpy(d, c, sizeof(*d));
-    d->cpu.ops = d->cpu.bytes = 0;
+    d->cpu.tally = (struct cpt_cpu_tally){ 0, 0 };
     if (c->cpu.twin != NULL) {
         d->cpu.twin = EVP_CIPHER_CTX_new();
         if (d->cpu.twin == NULL || !EVP_CIPHER_CTX_copy(d->cpu.twin, c->cpu.twin)) {
@@ -244,9 +246,7 @@ static int cpu_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *
     if (!EVP_CipherUpdate(cp->twin, out, &n, in, (int)inl))
         return 0;
     *outl = (size_t)n;
-    cp->bytes += inl;
-    if (++cp->ops >= 256)
-        cpu_flush(c);
+    cptprov_cpu_tally(&cp->tally, c->alg->id, inl);
     if (bs > 1) {
         /* OpenSSL buffers a partial block, and a padded decryption holds a
          * last whole block back. */
@@ -413,7 +413,7 @@ static int cptprov_cipher_final(void *vctx, unsigned char *out, size_t *outl, si
     if (c->cpu.active) {
         int n;
 
-        cpu_flush(c);
+        cptprov_cpu_flush(&c->cpu.tally, c->alg->id);
         if (!EVP_CipherFinal_ex(c->cpu.twin, out, &n))
             return 0;
         *outl = (size_t)n;

@@ -36,6 +36,18 @@ struct cptprov_ctx {
 OSSL_LIB_CTX *cptprov_cpu_libctx(void);
 /* The CPU path's counters (CPT_MAX_ALGS), per process: zeroed in a child. */
 extern struct cpt_cpu_counters cptprov_cpu_counters[CPT_MAX_ALGS];
+/*
+ * A context's CPU-path work not yet added to cptprov_cpu_counters: counted
+ * per context first, so that the hot path makes no atomic operation.
+ */
+struct cpt_cpu_tally {
+    uint64_t ops, bytes;
+};
+/* Counts an operation on n bytes, adding the tally to algorithm alg's
+ * counters every 256. */
+void cptprov_cpu_tally(struct cpt_cpu_tally *t, int alg, size_t n);
+/* Adds the tally to alg's counters (none when alg < 0) and clears it. */
+void cptprov_cpu_flush(struct cpt_cpu_tally *t, int alg);
 
 /* Entry points of libcptgo.so, resolved when it is loaded. */
 struct cptgo_api {

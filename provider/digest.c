@@ -34,7 +34,7 @@ struct cptprov_digest_ctx {
         SHA256_CTX sha256; /* SHA-224 too */
         SHA512_CTX sha512; /* SHA-384, SHA-512/224 and /256 too */
     } cpu;
-    uint64_t ops, bytes; /* CPU-path counts not yet added to the process's */
+    struct cpt_cpu_tally tally;
     /* Go-owned state (CPT_MD_STATE_SIZE bytes, plain values, zeroed for a
      * fresh message), allocated when a message first goes to the device:
      * EVP frees and recreates digest contexts all the time. */
@@ -43,13 +43,7 @@ struct cptprov_digest_ctx {
 
 static void md_flush(struct cptprov_digest_ctx *c)
 {
-    struct cpt_cpu_counters *k = &cptprov_cpu_counters[CPT_ALG_MD_BASE + c->alg->id];
-
-    if (c->ops == 0)
-        return;
-    atomic_fetch_add_explicit(&k->ops, c->ops, memory_order_relaxed);
-    atomic_fetch_add_explicit(&k->bytes, c->bytes, memory_order_relaxed);
-    c->ops = c->bytes = 0;
+    cptprov_cpu_flush(&c->tally, CPT_ALG_MD_BASE + c->alg->id);
 }
 
 /* The bytes of the CPU state a digest uses (all that needs wiping). */
@@ -70,7 +64,7 @@ static void *cptprov_digest_newctx(void *provctx, const struct cptprov_digest_al
         c->prov = provctx;
         c->alg = alg;
         c->path = PATH_UNDECIDED;
-        c->ops = c->bytes = 0;
+        c->tally = (struct cpt_cpu_tally){ 0, 0 };
         c->state = NULL;
     }
     return c;
@@ -95,7 +89,7 @@ static void *cptprov_digest_dupctx(void *vctx)
     if (d == NULL)
         return NULL;
     memcpy(d, c, sizeof(*d));
-    d->ops = d->bytes = 0;
+    d->tally = (struct cpt_cpu_tally){ 0, 0 };
     d->state = NULL;
     if (c->state != NULL && (d->state = OPENSSL_memdup(c->state, CPT_MD_STATE_SIZE)) == NULL) {
         OPENSSL_clear_free(d, sizeof(*d));
@@ -146,9 +140,7 @@ static int cpu_start(struct cptprov_digest_ctx *c)
 
 static int cpu_update(struct cptprov_digest_ctx *c, const void *in, size_t inl)
 {
-    c->bytes += inl;
-    if (++c->ops >= 256)
-        md_flush(c);
+    cptprov_cpu_tally(&c->tally, CPT_ALG_MD_BASE + c->alg->id, inl);
     switch (c->alg->id) {
     case CPT_MD_SHA1:
         return SHA1_Update(&c->cpu.sha1, in, inl);

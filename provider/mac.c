@@ -51,7 +51,7 @@ struct cptprov_mac_ctx {
     int path;
     EVP_MAC_CTX *twin;
     int twin_keyed; /* the twin holds the current key and digest */
-    uint64_t ops, bytes; /* CPU-path counts not yet added to the process's */
+    struct cpt_cpu_tally tally;
     unsigned char *state; /* Go-owned, CPT_MAC_STATE_SIZE, when first needed */
 };
 
@@ -80,16 +80,16 @@ static int md_id(const struct cptprov_mac_ctx *c)
     return c->d < 0 ? 0 : mac_digests[c->d].md;
 }
 
+/* The counters of HMAC over the current digest (none for one only the CPU
+ * path has). */
+static int mac_alg(const struct cptprov_mac_ctx *c)
+{
+    return c->d < 0 ? -1 : CPT_ALG_MAC_BASE + md_id(c);
+}
+
 static void mac_flush(struct cptprov_mac_ctx *c)
 {
-    struct cpt_cpu_counters *k;
-
-    if (c->ops == 0 || c->d < 0)
-        return;
-    k = &cptprov_cpu_counters[CPT_ALG_MAC_BASE + md_id(c)];
-    atomic_fetch_add_explicit(&k->ops, c->ops, memory_order_relaxed);
-    atomic_fetch_add_explicit(&k->bytes, c->bytes, memory_order_relaxed);
-    c->ops = c->bytes = 0;
+    cptprov_cpu_flush(&c->tally, mac_alg(c));
 }
 
 static void *cptprov_hmac_newctx(void *provctx)
@@ -138,7 +138,7 @@ static void *cptprov_hmac_dupctx(void *vctx)
     if (d == NULL)
         return NULL;
     memcpy(d, c, sizeof(*d));
-    d->ops = d->bytes = 0;
+    d->tally = (struct cpt_cpu_tally){ 0, 0 };
     d->key = NULL;
     d->keylen = 0;
     d->twin = NULL;
@@ -273,9 +273,7 @@ static int cptprov_hmac_update(void *vctx, const unsigned char *in, size_t inl)
             return 0;
     }
     if (c->path == PATH_CPU) {
-        c->bytes += inl;
-        if (++c->ops >= 256)
-            mac_flush(c);
+        cptprov_cpu_tally(&c->tally, mac_alg(c), inl);
         return EVP_MAC_update(c->twin, in, inl);
     }
     if ((api = cptprov_go(c->prov)) == NULL)
