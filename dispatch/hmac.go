@@ -4,7 +4,6 @@ import (
 	"unsafe"
 
 	"cptprov/cptdrv"
-	"cptprov/stats"
 )
 
 // AlgMACBase (CPT_ALG_MAC_BASE) puts HMAC's counters after the digests':
@@ -39,10 +38,6 @@ func MACStateSize() uintptr { return unsafe.Sizeof(macCtx{}) }
 // Name is what HMAC's counters go by.
 func (m *MAC) Name() string { return "HMAC-" + m.d.names[0] }
 
-func (m *MAC) counters(env *Env) *stats.Alg {
-	return env.algCounters(AlgMACBase+int(m.d.id), m.Name())
-}
-
 // SetKey keys the context and starts a new message.
 func (m *MAC) SetKey(st unsafe.Pointer, key []byte) *Error {
 	c := (*macCtx)(st)
@@ -58,48 +53,25 @@ func (m *MAC) SetKey(st unsafe.Pointer, key []byte) *Error {
 	return nil
 }
 
-func (m *MAC) instruction(c *macCtx, flags uint16) cptdrv.Instruction {
-	flags |= cptdrv.FlagHMAC
-	if !c.started {
-		flags |= cptdrv.FlagStart
-		c.started = true
-	}
-	return cptdrv.Instruction{
-		Op:     cptdrv.Op(cptdrv.MajorHash, cptdrv.MinorNone),
-		Param1: uint16(m.d.id),
-		Param2: flags,
-		CPtr:   uintptr(unsafe.Pointer(&c.dev)),
-	}
+func (m *MAC) job(env *Env, c *macCtx) hashJob {
+	return hashJob{d: m.d, flags: cptdrv.FlagHMAC, started: &c.started, ctx: unsafe.Pointer(&c.dev),
+		alg: env.algCounters(AlgMACBase+int(m.d.id), m.Name())}
 }
 
 // Update adds inl bytes at in to the message.
 func (m *MAC) Update(env *Env, st unsafe.Pointer, in unsafe.Pointer, inl int, w Waiter) (bool, *Error) {
 	c := (*macCtx)(st)
-	switch {
-	case !c.keySet:
+	if !c.keySet {
 		return false, errorf(ReasonMissingKey, "no key set")
-	case inl == 0:
-		return false, nil
-	case uint64(inl) > 1<<32-1:
-		return false, errorf(ReasonOperationFailed, "update of %d bytes is too large", inl)
 	}
-	inst := m.instruction(c, 0)
-	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
-	_, pending, err := run(env.SE, m.counters(env), &inst, w, dataDone{})
-	return pending, err
+	return m.job(env, c).update(env, in, inl, w)
 }
 
 // Final writes the MAC at out; the next message needs a new key or init.
 func (m *MAC) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, w Waiter) (int, bool, *Error) {
 	c := (*macCtx)(st)
-	switch {
-	case !c.keySet:
+	if !c.keySet {
 		return 0, false, errorf(ReasonMissingKey, "no key set")
-	case out == nil || outsize < m.d.size:
-		return 0, false, errorf(ReasonOutputTooSmall, "output buffer too small: %d bytes for a %d-byte MAC", outsize, m.d.size)
 	}
-	inst := m.instruction(c, cptdrv.FlagFinal)
-	c.started = false
-	inst.RPtr, inst.RLen = uintptr(out), uint32(m.d.size)
-	return run(env.SE, m.counters(env), &inst, w, dataDone{})
+	return m.job(env, c).final(env, out, outsize, w)
 }

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"cptprov/cptdrv"
+	"cptprov/stats"
 )
 
 // AlgMDBase (CPT_ALG_MD_BASE) puts the digests' counters after the
@@ -55,42 +56,68 @@ func MDStateSize() uintptr { return unsafe.Sizeof(mdCtx{}) }
 // Name is the digest's canonical OpenSSL name.
 func (m *MD) Name() string { return m.d.names[0] }
 
-func (m *MD) instruction(c *mdCtx, flags uint16) cptdrv.Instruction {
-	if !c.started {
+// hashJob is what digests and HMAC share: the pieces of one message as
+// instructions of the hash opcode on a device context, started with the
+// message's first one.
+type hashJob struct {
+	d       *digest
+	flags   uint16 // cptdrv.FlagHMAC for HMAC
+	started *bool  // the device holds a running state for the message
+	ctx     unsafe.Pointer
+	alg     *stats.Alg
+}
+
+func (j hashJob) instruction(flags uint16) cptdrv.Instruction {
+	flags |= j.flags
+	if !*j.started {
 		flags |= cptdrv.FlagStart
-		c.started = true
+		*j.started = true
 	}
 	return cptdrv.Instruction{
 		Op:     cptdrv.Op(cptdrv.MajorHash, cptdrv.MinorNone),
-		Param1: uint16(m.d.id),
+		Param1: uint16(j.d.id),
 		Param2: flags,
-		CPtr:   uintptr(unsafe.Pointer(&c.dev)),
+		CPtr:   uintptr(j.ctx),
 	}
 }
 
-// Update hashes inl bytes at in.
-func (m *MD) Update(env *Env, st unsafe.Pointer, in unsafe.Pointer, inl int, w Waiter) (bool, *Error) {
-	c := (*mdCtx)(st)
+// update hashes inl bytes at in.
+func (j hashJob) update(env *Env, in unsafe.Pointer, inl int, w Waiter) (bool, *Error) {
 	if inl == 0 {
 		return false, nil
 	}
 	if uint64(inl) > 1<<32-1 {
 		return false, errorf(ReasonOperationFailed, "update of %d bytes is too large", inl)
 	}
-	inst := m.instruction(c, 0)
+	inst := j.instruction(0)
 	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
-	_, pending, err := run(env.SE, env.algCounters(AlgMDBase+int(m.d.id), m.Name()), &inst, w, dataDone{})
+	_, pending, err := run(env.SE, j.alg, &inst, w, dataDone{})
 	return pending, err
+}
+
+// final writes the result at out; the next message starts afresh.
+func (j hashJob) final(env *Env, out unsafe.Pointer, outsize int, w Waiter) (int, bool, *Error) {
+	if out == nil || outsize < j.d.size {
+		return 0, false, errorf(ReasonOutputTooSmall, "output buffer too small: %d bytes for %d", outsize, j.d.size)
+	}
+	inst := j.instruction(cptdrv.FlagFinal)
+	*j.started = false
+	inst.RPtr, inst.RLen = uintptr(out), uint32(j.d.size)
+	return run(env.SE, j.alg, &inst, w, dataDone{})
+}
+
+func (m *MD) job(env *Env, st unsafe.Pointer) hashJob {
+	c := (*mdCtx)(st)
+	return hashJob{d: m.d, started: &c.started, ctx: unsafe.Pointer(&c.dev),
+		alg: env.algCounters(AlgMDBase+int(m.d.id), m.Name())}
+}
+
+// Update hashes inl bytes at in.
+func (m *MD) Update(env *Env, st unsafe.Pointer, in unsafe.Pointer, inl int, w Waiter) (bool, *Error) {
+	return m.job(env, st).update(env, in, inl, w)
 }
 
 // Final writes the digest at out and leaves the context fresh.
 func (m *MD) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, w Waiter) (int, bool, *Error) {
-	c := (*mdCtx)(st)
-	if out == nil || outsize < m.d.size {
-		return 0, false, errorf(ReasonOutputTooSmall, "output buffer too small: %d bytes for a %d-byte digest", outsize, m.d.size)
-	}
-	inst := m.instruction(c, cptdrv.FlagFinal)
-	c.started = false
-	inst.RPtr, inst.RLen = uintptr(out), uint32(m.d.size)
-	return run(env.SE, env.algCounters(AlgMDBase+int(m.d.id), m.Name()), &inst, w, dataDone{})
+	return m.job(env, st).final(env, out, outsize, w)
 }
