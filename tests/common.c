@@ -1226,3 +1226,87 @@ out:
         ok = 0;
     return ok;
 }
+
+/* ================================================================== */
+/* What the differential harnesses share                              */
+/* ================================================================== */
+
+void cpt_run_tests(const cpt_opts *o, const cpt_named_test *tests, size_t n)
+{
+    for (size_t t = 0; t < n; t++) {
+        double t0 = cpt_now();
+
+        if (!cpt_selected(o, tests[t].name))
+            continue;
+        cpt_set_subtest(tests[t].name);
+        tests[t].fn();
+        cpt_subtest_summary(tests[t].name, cpt_now() - t0);
+    }
+}
+
+int cpt_parse_harness_args(cpt_opts *o, int argc, char **argv, uint64_t *iters, size_t *maxlen)
+{
+    cpt_opts_init(o);
+    for (int i = 1; i < argc; i++) {
+        int r = cpt_opts_parse_one(o, argc, argv, &i);
+        uint64_t v;
+
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (iters != NULL && strcmp(argv[i], "--iters") == 0 && i + 1 < argc) {
+            if (!cpt_parse_u64(argv[++i], iters))
+                return 2;
+        } else if (maxlen != NULL && strcmp(argv[i], "--maxlen") == 0 && i + 1 < argc) {
+            if (!cpt_parse_u64(argv[++i], &v))
+                return 2;
+            *maxlen = (size_t)v;
+        } else {
+            fprintf(stderr, "usage: %s [--iters N] [--maxlen BYTES]\n", argv[0]);
+            cpt_opts_usage(stderr);
+            return 2;
+        }
+    }
+    cpt_set_verbose(o->verbose);
+    return 0;
+}
+
+void cpt_jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed,
+                    int *results, unsigned char *paused)
+{
+    memset(j, 0, sizeof(*j));
+    j->fn = fn;
+    j->args = args;
+    j->ntasks = n;
+    j->max_inflight = 32;
+    j->spurious_pct = 20;
+    j->new_wctx_pct = 30;
+    j->seed = seed;
+    j->timeout_s = 60;
+    j->results = results;
+    j->paused = paused;
+    CPT_CHECK(cpt_jobs_run(j), "the ASYNC jobs ran to completion");
+}
+
+void cpt_stats_check_paths(const cpt_env *env, const cpt_opts *o, const char *alg)
+{
+    const char *thr = getenv("CPTPROV_CPU_THRESHOLD");
+    int cpu_path = thr == NULL || strcmp(thr, "0") != 0, ok = 0;
+    cpt_alg_stats st;
+    char why[256] = "";
+
+    if (o->no_stats || env->stats_dir[0] == '\0' || strcmp(env->name, "default") == 0) {
+        cpt_info("statistics of %s not checked", alg);
+        return;
+    }
+    memset(&st, 0, sizeof(st));
+    /* the file is rewritten once a second */
+    for (double end = cpt_now() + 3.5; !ok && cpt_now() < end; usleep(100000))
+        ok = cpt_stats_read(env->stats_dir, env->name, getpid(), alg, &st, why, sizeof(why))
+             && st.found && st.ops > 0 && st.bytes > 0 && st.device > 0
+             && (cpu_path ? st.software > 0 : st.software == 0)
+             && st.ops >= st.device + st.software;
+    CPT_CHECK(ok, "%s counters: ops %lld, bytes %lld, device %lld, software %lld%s%s", alg,
+              st.ops, st.bytes, st.device, st.software, why[0] ? ": " : "", why);
+}

@@ -70,6 +70,14 @@ typedef struct cpt_named_test {
     const char *name;
     void (*fn)(void);
 } cpt_named_test;
+/* Runs the selected sub-tests in order, each with its summary line. */
+void cpt_run_tests(const cpt_opts *o, const cpt_named_test *tests, size_t n);
+/*
+ * Parses the common options and --iters N / --maxlen BYTES (either pointer
+ * may be NULL when the harness has no such option). Returns 0 to go on,
+ * 2 after printing usage.
+ */
+int cpt_parse_harness_args(cpt_opts *o, int argc, char **argv, uint64_t *iters, size_t *maxlen);
 /* Parses an unsigned decimal/hex number; returns 0 on error. */
 int cpt_parse_u64(const char *s, uint64_t *out);
 
@@ -193,6 +201,14 @@ typedef struct cpt_alg_stats {
 int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
                    const char *alg, cpt_alg_stats *st, char *why, size_t whylen);
 /*
+ * For an algorithm with a CPU path: checks (one count) that the provider's
+ * stats file for this process shows it did work on the device and, unless
+ * CPTPROV_CPU_THRESHOLD=0 turned the CPU path off, on the CPU path too
+ * (software), and that ops covers both. Prints why when it does not. Does
+ * nothing (but say so when verbose) without a stats dir or for "default".
+ */
+void cpt_stats_check_paths(const cpt_env *env, const cpt_opts *o, const char *alg);
+/*
  * Waits up to timeout_ms for the stats file of `pid` to show ops > 0 and
  * bytes > 0 for every algorithm in algs (NULL terminated).  Counts one
  * pass/failure per algorithm.  Returns 1 when all good.
@@ -244,6 +260,13 @@ typedef struct cpt_jobs {
 
 /* Returns 1 when every task ran to completion (whatever fn returned). */
 int cpt_jobs_run(cpt_jobs *j);
+/*
+ * cpt_jobs_run with the differential harnesses' settings (at most 32 jobs
+ * at once, 20% spurious resumes, 30% fresh wait contexts, 60 s): fills j
+ * (its outputs are read after) and counts a check that the jobs ran.
+ */
+void cpt_jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed,
+                    int *results, unsigned char *paused);
 
 /* ------------------------------------------------------------------ */
 /* Accounting                                                          */

@@ -453,7 +453,7 @@ static void test_async(void)
     void *args[NJOBS];
     int results[NJOBS];
     unsigned char paused[NJOBS];
-    cpt_jobs j = { 0 };
+    cpt_jobs j;
     cpt_rng r;
 
     cpt_rng_seed(&r, g_o.seed, 4);
@@ -469,17 +469,7 @@ static void test_async(void)
         cpt_rng_fill(&r, jb->in, jb->len);
         args[i] = jb;
     }
-    j.fn = job_fn;
-    j.args = args;
-    j.ntasks = NJOBS;
-    j.max_inflight = 32;
-    j.spurious_pct = 20;
-    j.new_wctx_pct = 30;
-    j.seed = g_o.seed;
-    j.timeout_s = 60;
-    j.results = results;
-    j.paused = paused;
-    CPT_CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
+    cpt_jobs_check(&j, job_fn, args, NJOBS, g_o.seed, results, paused);
     for (int i = 0; i < NJOBS; i++) {
         struct job *jb = &jobs[i];
         unsigned char *ref = malloc(jb->len + 32);
@@ -499,37 +489,12 @@ static void test_async(void)
             j.tasks_paused, NJOBS);
 }
 
-/*
- * The counters show the work of every algorithm used, on the device and,
- * unless CPTPROV_CPU_THRESHOLD=0 turned it off, on the CPU path (the random
- * update sizes fall on both sides of the threshold).
- */
+/* The counters show every algorithm used on the device and on the CPU path. */
 static void test_stats(void)
 {
-    const char *env = getenv("CPTPROV_CPU_THRESHOLD");
-    int cpu_path = env == NULL || strcmp(env, "0") != 0;
-
-    if (g_o.no_stats || g_env.stats_dir[0] == '\0' || strcmp(g_env.name, "default") == 0) {
-        cpt_info("statistics not checked");
-        return;
-    }
-    for (size_t i = 0; i < NALG; i++) {
-        cpt_alg_stats st = { 0 };
-        char why[256] = "";
-        int ok = 0;
-
-        if (!g_used[i])
-            continue;
-        /* the file is rewritten once a second */
-        for (double end = cpt_now() + 3.5; !ok && cpt_now() < end; usleep(100000))
-            ok = cpt_stats_read(g_env.stats_dir, g_env.name, getpid(), g_algs[i].name, &st, why,
-                     sizeof(why))
-                && st.found && st.ops > 0 && st.bytes > 0 && st.device > 0
-                && (cpu_path ? st.software > 0 : st.software == 0)
-                && st.ops >= st.device + st.software;
-        CPT_CHECK(ok, "%s counters: ops %lld, bytes %lld, device %lld, software %lld%s%s",
-            g_algs[i].name, st.ops, st.bytes, st.device, st.software, why[0] ? ": " : "", why);
-    }
+    for (size_t i = 0; i < NALG; i++)
+        if (g_used[i])
+            cpt_stats_check_paths(&g_env, &g_o, g_algs[i].name);
 }
 
 static const cpt_named_test g_tests[] = {
@@ -547,30 +512,8 @@ static const cpt_named_test g_tests[] = {
 int main(int argc, char **argv)
 {
     g_argv0 = argv[0];
-    cpt_opts_init(&g_o);
-    for (int i = 1; i < argc; i++) {
-        int r = cpt_opts_parse_one(&g_o, argc, argv, &i);
-
-        if (r < 0)
-            return 2;
-        if (r > 0)
-            continue;
-        if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) {
-            if (!cpt_parse_u64(argv[++i], &g_iters))
-                return 2;
-        } else if (strcmp(argv[i], "--maxlen") == 0 && i + 1 < argc) {
-            uint64_t v;
-
-            if (!cpt_parse_u64(argv[++i], &v))
-                return 2;
-            g_maxlen = (size_t)v;
-        } else {
-            fprintf(stderr, "usage: %s [--iters N] [--maxlen BYTES]\n", argv[0]);
-            cpt_opts_usage(stderr);
-            return 2;
-        }
-    }
-    cpt_set_verbose(g_o.verbose);
+    if (cpt_parse_harness_args(&g_o, argc, argv, &g_iters, &g_maxlen) != 0)
+        return 2;
     if (!cpt_env_init(&g_env, &g_o))
         return 1;
     printf("sym_test: provider %s, seed %llu\n", g_env.name, (unsigned long long)g_o.seed);
@@ -581,15 +524,7 @@ int main(int argc, char **argv)
                 g_algs[i].name))
             return cpt_finish();
     }
-    for (size_t t = 0; t < sizeof(g_tests) / sizeof(g_tests[0]); t++) {
-        double t0 = cpt_now();
-
-        if (!cpt_selected(&g_o, g_tests[t].name))
-            continue;
-        cpt_set_subtest(g_tests[t].name);
-        g_tests[t].fn();
-        cpt_subtest_summary(g_tests[t].name, cpt_now() - t0);
-    }
+    cpt_run_tests(&g_o, g_tests, sizeof(g_tests) / sizeof(g_tests[0]));
     for (size_t i = 0; i < NALG; i++) {
         EVP_CIPHER_free(g_tc[i]);
         EVP_CIPHER_free(g_rc[i]);
