@@ -134,6 +134,29 @@ const (
 	CipherAESCBC  uint16 = 2
 	CipherAESCTR  uint16 = 3
 	Cipher3DESCBC uint16 = 4 // DES-EDE3 (24-byte key) in CBC mode, 8-byte blocks and IV
+	// CipherChaCha20 is RFC 8439's stream cipher with OpenSSL's 16-byte IV:
+	// a 32-bit little-endian block counter and a 12-byte nonce, the counter
+	// carrying into the nonce's first word (a 64-bit counter, as OpenSSL
+	// does). The IV field is the counter block of the current keystream
+	// block; the engine keeps how much of it is used in the Engine area
+	// (FlagStart: none).
+	CipherChaCha20 uint16 = 5
+	// CipherChaChaPoly is the ChaCha20-Poly1305 AEAD (RFC 8439, 12-byte
+	// IV) as a stream: FlagStart, AAD (FlagCtxAAD, FlagAAD), data,
+	// FlagFinal. The engine keeps the message's running state in device
+	// memory the context's Engine area refers to; MinorCtxFlush releases
+	// it and MinorCtxClone gives a byte copy of a context its own. An
+	// encryption's FlagFinal writes the tag into Tag; a decryption's
+	// verifies Tag[:TagLen] and completes with UCAuthFail on a mismatch.
+	// FlagRunningTag applies to encryptions only.
+	CipherChaChaPoly uint16 = 6
+)
+
+// Minor opcodes of MajorFC that manage a context's device-side state
+// rather than process data (CPtr: the context; Param1: its cipher).
+const (
+	MinorCtxFlush = 0x03 // release the state: the context is going away
+	MinorCtxClone = 0x04 // the context is a byte copy of another: give it its own state
 )
 
 // Flags carried in Param2 of MajorFC instructions.
@@ -252,8 +275,10 @@ type CipherContext struct {
 	// the message has absorbed (FlagRunningTag), cleared by any other
 	// instruction on the context.
 	TagValid uint32
-	_        uint32
-	Engine   [192]byte
+	// TagLen is the length of the expected tag in Tag, for the ciphers
+	// whose engine verifies a decryption's tag (CipherChaChaPoly).
+	TagLen uint32
+	Engine [192]byte
 }
 
 // Bytes returns n bytes of host memory at addr as a slice. The address comes

@@ -76,6 +76,8 @@ const (
 	AlgAES192CTR  = 8
 	AlgAES256CTR  = 9
 	AlgDESEDE3CBC = 10
+	AlgChaCha20   = 11
+	AlgChaChaPoly = 12
 )
 
 // Counter slots of the asymmetric algorithms (Env.algCounters), after the
@@ -92,9 +94,9 @@ const (
 const maxAlg = 64
 
 var ciphers = [maxAlg]Cipher{
-	AlgAES128GCM:  gcm{id: AlgAES128GCM, name: "AES-128-GCM", keyLen: 16},
-	AlgAES192GCM:  gcm{id: AlgAES192GCM, name: "AES-192-GCM", keyLen: 24},
-	AlgAES256GCM:  gcm{id: AlgAES256GCM, name: "AES-256-GCM", keyLen: 32},
+	AlgAES128GCM:  newGCM(AlgAES128GCM, "AES-128-GCM", 16),
+	AlgAES192GCM:  newGCM(AlgAES192GCM, "AES-192-GCM", 24),
+	AlgAES256GCM:  newGCM(AlgAES256GCM, "AES-256-GCM", 32),
 	AlgAES128CBC:  blockCipher{id: AlgAES128CBC, name: "AES-128-CBC", keyLen: 16, block: 16, device: cptdrv.CipherAESCBC, padded: true},
 	AlgAES192CBC:  blockCipher{id: AlgAES192CBC, name: "AES-192-CBC", keyLen: 24, block: 16, device: cptdrv.CipherAESCBC, padded: true},
 	AlgAES256CBC:  blockCipher{id: AlgAES256CBC, name: "AES-256-CBC", keyLen: 32, block: 16, device: cptdrv.CipherAESCBC, padded: true},
@@ -102,6 +104,8 @@ var ciphers = [maxAlg]Cipher{
 	AlgAES192CTR:  blockCipher{id: AlgAES192CTR, name: "AES-192-CTR", keyLen: 24, block: 16, device: cptdrv.CipherAESCTR},
 	AlgAES256CTR:  blockCipher{id: AlgAES256CTR, name: "AES-256-CTR", keyLen: 32, block: 16, device: cptdrv.CipherAESCTR},
 	AlgDESEDE3CBC: blockCipher{id: AlgDESEDE3CBC, name: "DES-EDE3-CBC", keyLen: 24, block: 8, device: cptdrv.Cipher3DESCBC, padded: true},
+	AlgChaCha20:   blockCipher{id: AlgChaCha20, name: "ChaCha20", keyLen: 32, block: 16, device: cptdrv.CipherChaCha20, chacha: true},
+	AlgChaChaPoly: newChaChaPoly(AlgChaChaPoly),
 }
 
 // CipherByID returns the cipher for a CPT_ALG_* id, or nil.

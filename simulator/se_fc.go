@@ -27,6 +27,10 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 	case cptdrv.CipherAESGCM:
 	case cptdrv.CipherAESCBC, cptdrv.CipherAESCTR, cptdrv.Cipher3DESCBC:
 		return d.blockMode(inst)
+	case cptdrv.CipherChaCha20:
+		return d.chacha20(inst)
+	case cptdrv.CipherChaChaPoly:
+		return d.chachaPoly(inst)
 	default:
 		return cptdrv.CompBadInst, 0, 0
 	}

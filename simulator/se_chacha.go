@@ -1,0 +1,186 @@
+package simulator
+
+import (
+	"bytes"
+	"encoding/binary"
+	"unsafe"
+
+	"cptprov/cptdrv"
+	"cptprov/simulator/chachax"
+)
+
+// chachaState is a ChaCha20 stream's engine state in the context's Engine
+// area: how many bytes of the current keystream block (whose counter block
+// is the context's IV) are used.
+type chachaState struct {
+	used uint8
+}
+
+// aeadHandle is a ChaCha20-Poly1305 stream's engine state in the Engine
+// area: device memory holding the message's running state, and the
+// context it belongs to, so that a byte copy of the context is recognised
+// as not owning it.
+type aeadHandle struct {
+	h     chachax.AEAD
+	owner uintptr
+}
+
+var (
+	_ [len(cptdrv.CipherContext{}.Engine) - int(unsafe.Sizeof(chachaState{}))]byte
+	_ [len(cptdrv.CipherContext{}.Engine) - int(unsafe.Sizeof(aeadHandle{}))]byte
+)
+
+// chacha20 executes a CipherChaCha20 instruction: encryption and
+// decryption are the same XOR.
+func (d *Device) chacha20(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
+	minor := uint8(inst.Op)
+	if minor != cptdrv.MinorEnc && minor != cptdrv.MinorDec || inst.Param2&^cptdrv.FlagStart != 0 {
+		return cptdrv.CompBadInst, 0, 0
+	}
+	ctx := cptdrv.ContextAt(inst.CPtr)
+	ctx.TagValid = 0
+	if ctx.KeyLen != 32 || ctx.IVLen != 16 {
+		return cptdrv.CompGood, cptdrv.UCBadContext, 0
+	}
+	st := (*chachaState)(unsafe.Pointer(&ctx.Engine))
+	if inst.Param2&cptdrv.FlagStart != 0 || st.used >= 64 {
+		st.used = 0
+	}
+	n := int(inst.DLen)
+	if n == 0 {
+		return cptdrv.CompGood, cptdrv.UCSuccess, 0
+	}
+	if inst.RLen < inst.DLen || inst.RPtr == 0 || inst.DPtr == 0 {
+		return cptdrv.CompBadInst, 0, 0
+	}
+	in, out := cptdrv.Bytes(inst.DPtr, n), cptdrv.Bytes(inst.RPtr, n)
+	if inexactOverlap(out, in) {
+		in = bytes.Clone(in)
+	}
+	iv := (*[16]byte)(ctx.IV[:16])
+	if chachax.XORKeyStream(&ctx.Key, iv, int(st.used), out, in) != nil {
+		return cptdrv.CompHWError, 0, 0
+	}
+	total := uint64(st.used) + uint64(n)
+	// OpenSSL's counter: 64 bits, the low word first.
+	binary.LittleEndian.PutUint64(iv[:8], binary.LittleEndian.Uint64(iv[:8])+total/64)
+	st.used = uint8(total % 64)
+	return cptdrv.CompGood, cptdrv.UCSuccess, uint32(n)
+}
+
+// chachaPoly executes a CipherChaChaPoly instruction.
+func (d *Device) chachaPoly(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
+	ctx := cptdrv.ContextAt(inst.CPtr)
+	st := (*aeadHandle)(unsafe.Pointer(&ctx.Engine))
+	own := st.h != 0 && st.owner == inst.CPtr
+	switch uint8(inst.Op) {
+	case cptdrv.MinorCtxFlush:
+		if own {
+			st.h.Free()
+		}
+		*st = aeadHandle{}
+		return cptdrv.CompGood, cptdrv.UCSuccess, 0
+	case cptdrv.MinorCtxClone:
+		if st.h != 0 && !own {
+			h, err := st.h.Clone()
+			*st = aeadHandle{h: h, owner: inst.CPtr}
+			if err != nil {
+				*st = aeadHandle{}
+				return cptdrv.CompGood, cptdrv.UCBadState, 0
+			}
+		}
+		return cptdrv.CompGood, cptdrv.UCSuccess, 0
+	case cptdrv.MinorEnc, cptdrv.MinorDec:
+	default:
+		return cptdrv.CompBadInst, 0, 0
+	}
+	enc := uint8(inst.Op) == cptdrv.MinorEnc
+	flags := inst.Param2
+	ctx.TagValid = 0
+	if flags&cptdrv.FlagStart != 0 {
+		if ctx.KeyLen != 32 || ctx.IVLen != 12 {
+			return cptdrv.CompGood, cptdrv.UCBadContext, 0
+		}
+		if !own {
+			h, err := chachax.NewAEAD()
+			if err != nil {
+				return cptdrv.CompHWError, 0, 0
+			}
+			*st, own = aeadHandle{h: h, owner: inst.CPtr}, true
+		}
+		if st.h.Start(&ctx.Key, ctx.IV[:12], enc) != nil {
+			return cptdrv.CompGood, cptdrv.UCBadState, 0
+		}
+	}
+	if !own || ctx.AADLen > uint32(len(ctx.AAD)) {
+		return cptdrv.CompGood, cptdrv.UCBadState, 0
+	}
+	if flags&cptdrv.FlagCtxAAD != 0 {
+		err := st.h.AAD(ctx.AAD[:ctx.AADLen])
+		ctx.AADLen = 0
+		if err != nil {
+			return cptdrv.CompGood, cptdrv.UCBadState, 0
+		}
+	}
+	n := int(inst.DLen)
+	in := cptdrv.Bytes(inst.DPtr, n)
+	switch {
+	case flags&cptdrv.FlagAAD != 0:
+		if st.h.AAD(in) != nil {
+			return cptdrv.CompGood, cptdrv.UCBadState, 0
+		}
+	case n > 0:
+		if inst.RLen < inst.DLen || inst.RPtr == 0 {
+			return cptdrv.CompBadInst, 0, 0
+		}
+		out := cptdrv.Bytes(inst.RPtr, n)
+		if inexactOverlap(out, in) {
+			in = bytes.Clone(in)
+		}
+		if st.h.Data(out, in) != nil {
+			return cptdrv.CompGood, cptdrv.UCBadState, 0
+		}
+		rlen = uint32(n)
+	}
+	if flags&cptdrv.FlagFinal == 0 {
+		if flags&cptdrv.FlagRunningTag != 0 && enc {
+			tag, err := st.h.Peek()
+			if err != nil {
+				return cptdrv.CompGood, cptdrv.UCBadState, 0
+			}
+			ctx.Tag, ctx.TagValid = tag, 1
+		}
+		return cptdrv.CompGood, cptdrv.UCSuccess, rlen
+	}
+	inline := flags&cptdrv.FlagTagInline != 0
+	if enc {
+		tag, err := st.h.Seal()
+		if err != nil {
+			return cptdrv.CompGood, cptdrv.UCBadState, 0
+		}
+		if !inline {
+			ctx.Tag = tag
+			return cptdrv.CompGood, cptdrv.UCSuccess, rlen
+		}
+		if inst.RLen < inst.DLen+16 {
+			return cptdrv.CompBadInst, 0, 0
+		}
+		copy(cptdrv.Bytes(inst.RPtr+uintptr(n), 16), tag[:])
+		return cptdrv.CompGood, cptdrv.UCSuccess, rlen + 16
+	}
+	want := ctx.Tag[:min(ctx.TagLen, 16)]
+	if inline {
+		want = cptdrv.Bytes(inst.DPtr+uintptr(n), 16)
+	}
+	ok, err := st.h.Open(want)
+	if err != nil {
+		return cptdrv.CompGood, cptdrv.UCBadState, 0
+	}
+	if !ok {
+		if n > 0 {
+			clear(cptdrv.Bytes(inst.RPtr, n))
+		}
+		return cptdrv.CompGood, cptdrv.UCAuthFail, 0
+	}
+	return cptdrv.CompGood, cptdrv.UCSuccess, rlen
+}
