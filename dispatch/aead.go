@@ -45,6 +45,10 @@ type aeadAlg struct {
 	// engine, which cannot reveal the computed one (ChaCha20-Poly1305 on
 	// libcrypto); otherwise the tag comes back and is compared here.
 	deviceVerifies bool
+	// peekFirst: the running tag (which lets final finish without a call)
+	// costs the engine a copy of the stream, so it is asked for only on a
+	// message's first data, the one a TLS 1.3 record has.
+	peekFirst bool
 }
 
 func (a aeadAlg) Name() string                 { return a.name }
@@ -195,7 +199,11 @@ func (c *aeadCore) update(env *Env, a aeadAlg, out unsafe.Pointer, outsize int, 
 	if uint64(inl) > 1<<32-1 {
 		return 0, false, errorf(ReasonOperationFailed, "update of %d bytes is too large", inl)
 	}
-	inst := c.instruction(a, cptdrv.FlagRunningTag)
+	flags := cptdrv.FlagRunningTag
+	if a.peekFirst && c.dataSeen {
+		flags = 0
+	}
+	inst := c.instruction(a, flags)
 	c.dataSeen = true
 	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
 	inst.RPtr, inst.RLen = uintptr(out), uint32(inl)

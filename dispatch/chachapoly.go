@@ -24,7 +24,7 @@ type chachaPolyCtx struct {
 type chachaPoly struct{ aeadAlg }
 
 func newChaChaPoly(id int) chachaPoly {
-	return chachaPoly{aeadAlg{id: id, name: "ChaCha20-Poly1305", keyLen: 32, device: cptdrv.CipherChaChaPoly, deviceVerifies: true}}
+	return chachaPoly{aeadAlg{id: id, name: "ChaCha20-Poly1305", keyLen: 32, device: cptdrv.CipherChaChaPoly, deviceVerifies: true, peekFirst: true}}
 }
 
 func (x chachaPoly) StateSize() uintptr { return unsafe.Sizeof(chachaPolyCtx{}) }

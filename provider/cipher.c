@@ -20,6 +20,7 @@ struct cptprov_cipher_alg {
     size_t keylen, ivlen, blocksize;
     int aead, custom_iv;
     size_t max_ivlen; /* longest IV an init may carry */
+    int chacha; /* ChaCha20's 64-byte keystream blocks and 64-bit LE counter */
 };
 
 /*
@@ -42,8 +43,19 @@ struct cpu_path {
     int tls; /* libssl set a TLS version: records go to the device */
     unsigned char oiv[16]; /* the IV the application set last */
     int oiv_set;
+    /* ChaCha20's twin exposes no updated IV: the IV it started from and
+     * the bytes fed since tell where its stream is. */
+    unsigned char civ[16];
+    uint64_t cbytes;
+    /* AEADs (ChaCha20-Poly1305): a whole message runs on one side, chosen
+     * at its first data update; AAD before it waits here. */
+    int msg; /* MSG_* */
+    size_t aad_len;
+    unsigned char aad[64];
     struct cpt_cpu_tally tally;
 };
+
+enum { MSG_OPEN, MSG_CPU, MSG_DEVICE };
 
 
 struct cptprov_cipher_ctx {
@@ -132,7 +144,7 @@ static void cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
     struct cpu_path *cp = &c->cpu;
     EVP_CIPHER *ciph;
 
-    if (c->alg->aead || c->prov->cpu_threshold[c->alg->id] == 0)
+    if ((c->alg->aead && !c->alg->chacha) || c->prov->cpu_threshold[c->alg->id] == 0)
         return;
     if (cp->twin == NULL) {
         if ((ciph = cpu_cipher(c->alg)) == NULL || (cp->twin = EVP_CIPHER_CTX_new()) == NULL)
@@ -143,6 +155,17 @@ static void cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
             return;
         }
         cp->pad = 1;
+    }
+    if (c->alg->aead) {
+        /* Every init starts a message, undecided, in the twin too. */
+        if (!EVP_CipherInit_ex2(cp->twin, NULL, key, iv, enc, NULL)) {
+            EVP_CIPHER_CTX_free(cp->twin);
+            cp->twin = NULL;
+        }
+        cp->msg = MSG_OPEN;
+        cp->aad_len = 0;
+        cp->enc = enc;
+        return;
     }
     if (iv == NULL && !cp->active) {
         /*
@@ -169,6 +192,22 @@ static void cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
         && EVP_CIPHER_CTX_set_padding(cp->twin, cp->pad);
     cp->enc = enc;
     cp->held = 0;
+    if (iv != NULL) {
+        memcpy(cp->civ, iv, sizeof(cp->civ));
+        cp->cbytes = 0;
+    } else if (key != NULL) {
+        cp->cbytes -= cp->cbytes % 64; /* ChaCha20 restarts the current block */
+    }
+}
+
+/* ChaCha20's counter: 64 bits, little-endian, in the IV's first 8 bytes. */
+static void chacha_counter_add(unsigned char iv[16], uint64_t n)
+{
+    for (int i = 0; i < 8; i++) {
+        n += iv[i];
+        iv[i] = (unsigned char)n;
+        n >>= 8;
+    }
 }
 
 /* Hands the stream from the twin to the device path. */
@@ -182,11 +221,17 @@ static int cpu_leave(struct cptprov_cipher_ctx *c)
     if (!cp->active)
         return 1;
     memset(&s, 0, sizeof(s));
-    if (!EVP_CIPHER_CTX_get_updated_iv(cp->twin, s.iv, sizeof(s.iv))) {
+    if (c->alg->chacha) {
+        /* the device's IV names the current keystream block */
+        memcpy(s.iv, cp->civ, sizeof(s.iv));
+        chacha_counter_add(s.iv, cp->cbytes / 64);
+        s.num = (uint32_t)(cp->cbytes % 64);
+    } else if (!EVP_CIPHER_CTX_get_updated_iv(cp->twin, s.iv, sizeof(s.iv))) {
         CPT_RAISE(c->prov, CPT_R_INTERNAL, "reading the CPU path's IV");
         return 0;
+    } else {
+        s.num = (uint32_t)EVP_CIPHER_CTX_get_num(cp->twin);
     }
-    s.num = (uint32_t)EVP_CIPHER_CTX_get_num(cp->twin);
     s.buf_len = (uint32_t)cp->held;
     memcpy(s.buf, cp->tail + sizeof(cp->tail) - cp->held, cp->held);
     s.pad = cp->pad;
@@ -208,16 +253,18 @@ static int cpu_enter(struct cptprov_cipher_ctx *c)
     struct cpt_stream_state s;
     struct cpt_status st = { 0, "" };
     const struct cptgo_api *api = cptprov_go_if_running();
-    unsigned char junk[32], zero[16] = { 0 };
+    unsigned char junk[64], zero[64] = { 0 };
     int n, ok;
 
     if (api == NULL || api->cipher_export(c->alg->id, c->state, &c->pending, &s, &st) != CPT_OK
-        || s.buf_len > sizeof(s.buf) || s.num >= 16)
+        || s.buf_len > sizeof(s.buf) || s.num >= (c->alg->chacha ? 64u : 16u))
         return 0;
-    if (s.num != 0) { /* regenerate the keystream block from the counter before */
+    if (s.num != 0 && !c->alg->chacha) { /* regenerate the keystream block from the counter before */
         for (int i = 15; i >= 0 && s.iv[i]-- == 0; i--)
             ;
     }
+    memcpy(cp->civ, s.iv, sizeof(cp->civ));
+    cp->cbytes = s.num;
     ok = EVP_CipherInit_ex2(cp->twin, NULL, NULL, s.iv, s.enc, NULL)
         && EVP_CIPHER_CTX_set_padding(cp->twin, s.pad)
         && EVP_CipherUpdate(cp->twin, junk, &n, s.num != 0 ? zero : s.buf,
@@ -247,6 +294,7 @@ static int cpu_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *
         return 0;
     *outl = (size_t)n;
     cptprov_cpu_tally(&cp->tally, c->alg->id, inl);
+    cp->cbytes += inl;
     if (bs > 1) {
         /* OpenSSL buffers a partial block, and a padded decryption holds a
          * last whole block back. */
@@ -255,6 +303,120 @@ static int cpu_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *
         memcpy(cp->tail + sizeof(cp->tail) - keep, in + inl - keep, keep);
         if (inl != 0)
             cp->held = total % bs != 0 || cp->enc || !cp->pad ? total % bs : bs;
+    }
+    return 1;
+}
+
+/* Whether an AEAD context's message may run in the twin. */
+static int aead_cpu(const struct cptprov_cipher_ctx *c)
+{
+    return c->alg->aead && c->cpu.twin != NULL && !c->cpu.tls;
+}
+
+/* The message is the device's: the AAD held back goes to Go first. */
+static int aead_to_device(struct cptprov_cipher_ctx *c, const struct cptgo_api *api)
+{
+    struct cpu_path *cp = &c->cpu;
+    struct cpt_status st = { 0, "" };
+    size_t outl = 0;
+    int rc;
+
+    cp->msg = MSG_DEVICE;
+    if (cp->aad_len == 0)
+        return 1;
+    rc = api->cipher_update(c->alg->id, c->state, &c->pending, NULL, &outl, 0, cp->aad,
+        cp->aad_len, NULL, &st);
+    cp->aad_len = 0;
+    if (rc != CPT_OK) {
+        cptprov_raise_status(c->prov, &st, "cipher_update");
+        return 0;
+    }
+    return 1;
+}
+
+/* Feeds the AAD held back to the twin: the message is the CPU's. */
+static int aead_to_cpu(struct cptprov_cipher_ctx *c)
+{
+    struct cpu_path *cp = &c->cpu;
+    int n;
+
+    cp->msg = MSG_CPU;
+    if (cp->aad_len != 0 && !EVP_CipherUpdate(cp->twin, NULL, &n, cp->aad, (int)cp->aad_len))
+        return 0;
+    cp->aad_len = 0;
+    return 1;
+}
+
+/*
+ * An AEAD update while the message may still be the CPU's: 1 done, 0
+ * failed, -1 the device's to do. AAD waits until the first data says
+ * where the message runs: below the threshold, in the twin.
+ */
+static int aead_cpu_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *outl,
+    const unsigned char *in, size_t inl)
+{
+    struct cpu_path *cp = &c->cpu;
+    int n;
+
+    if (cp->msg == MSG_DEVICE)
+        return -1;
+    if (cp->msg == MSG_OPEN) {
+        if (inl == 0)
+            return 1;
+        if (out == NULL && inl <= sizeof(cp->aad) - cp->aad_len) {
+            memcpy(cp->aad + cp->aad_len, in, inl);
+            cp->aad_len += inl;
+            return 1;
+        }
+        if (out == NULL || inl >= c->prov->cpu_threshold[c->alg->id])
+            return -1;
+        if (!aead_to_cpu(c))
+            return 0;
+    }
+    if (!EVP_CipherUpdate(cp->twin, out, &n, in, (int)inl))
+        return 0;
+    *outl = (size_t)n;
+    if (out != NULL)
+        cptprov_cpu_tally(&cp->tally, c->alg->id, inl);
+    return 1;
+}
+
+/* Finishes a message the twin holds (or one with no data yet). */
+static int aead_cpu_final(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *outl)
+{
+    struct cpu_path *cp = &c->cpu;
+    struct cpt_aead_shadow *sh = shadow(c);
+    OSSL_PARAM tag[2] = { OSSL_PARAM_END, OSSL_PARAM_END };
+    int n, enc = cp->enc;
+
+    if (cp->msg == MSG_OPEN && !aead_to_cpu(c))
+        return 0;
+    cp->msg = MSG_OPEN; /* the next message: the same nonce, undecided */
+    cptprov_cpu_flush(&cp->tally, c->alg->id);
+    if (!enc) {
+        if (sh->tag_len == 0 || sh->tag_len > sizeof(sh->tag)) {
+            CPT_RAISE(c->prov, CPT_R_INVALID_TAG, "no tag set before final of a decryption");
+            return 0;
+        }
+        tag[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, sh->tag, sh->tag_len);
+        if (!EVP_CIPHER_CTX_set_params(cp->twin, tag)) {
+            CPT_RAISE(c->prov, CPT_R_INTERNAL, "handing the tag to the CPU path");
+            return 0;
+        }
+    }
+    if (!EVP_CipherFinal_ex(cp->twin, out, &n)) {
+        ERR_clear_error();
+        CPT_RAISE(c->prov, CPT_R_AUTH_FAILED, "tag verification failed");
+        return 0;
+    }
+    *outl = 0;
+    if (enc) {
+        tag[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, sh->tag, sizeof(sh->tag));
+        if (!EVP_CIPHER_CTX_get_params(cp->twin, tag)) {
+            CPT_RAISE(c->prov, CPT_R_INTERNAL, "reading the CPU path's tag");
+            return 0;
+        }
+        sh->tag_len = sizeof(sh->tag);
     }
     return 1;
 }
@@ -308,6 +470,7 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
     /* parameters: the device path takes the stream; the twin learns the key */
     c->cpu.active = 0;
     cpu_init(c, key, NULL, enc);
+    c->cpu.msg = MSG_DEVICE;
     if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL)
         c->cpu.tls = 1;
     if ((api = cptprov_go(c->prov)) == NULL)
@@ -365,9 +528,17 @@ static int cptprov_cipher_update(void *vctx, unsigned char *out, size_t *outl,
     int rc;
 
     *outl = 0;
-    if (c->cpu.twin != NULL && !c->cpu.tls && inl < c->prov->cpu_threshold[c->alg->id]
-        && (c->cpu.active || cpu_enter(c)))
+    if (aead_cpu(c)) {
+        int r = aead_cpu_update(c, out, outl, in, inl);
+
+        if (r >= 0)
+            return r;
+        if (api == NULL || !aead_to_device(c, api))
+            return 0;
+    } else if (c->cpu.twin != NULL && !c->cpu.tls && inl < c->prov->cpu_threshold[c->alg->id]
+        && (c->cpu.active || cpu_enter(c))) {
         return cpu_update(c, out, outl, in, inl);
+    }
     if (api == NULL || !cpu_leave(c))
         return 0;
     n = cptprov_async_begin();
@@ -408,8 +579,13 @@ static int cptprov_cipher_final(void *vctx, unsigned char *out, size_t *outl, si
     int rc;
 
     *outl = 0;
-    if (final_in_c(c))
+    if (final_in_c(c)) {
+        c->cpu.msg = MSG_OPEN;
         return 1;
+    }
+    if (aead_cpu(c) && c->cpu.msg != MSG_DEVICE)
+        return aead_cpu_final(c, out, outl);
+    c->cpu.msg = MSG_OPEN;
     if (c->cpu.active) {
         int n;
 
@@ -481,12 +657,24 @@ static int key_is(const char *key, const char *name)
  */
 static int get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARAM params[])
 {
+    const struct cpt_aead_shadow *sh = shadow(c);
+    int enc = c->pending.valid ? c->pending.enc : (int)sh->enc;
     OSSL_PARAM *p;
 
-    for (p = params; p->key != NULL; p++)
+    for (p = params; p->key != NULL; p++) {
+        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) && c->alg->aead && enc
+            && sh->tag_len == sizeof(sh->tag) && p->data_type == OSSL_PARAM_OCTET_STRING
+            && p->data != NULL && p->data_size >= 1 && p->data_size <= sizeof(sh->tag))
+            continue; /* an encryption's tag, after final: TLS 1.3 asks for it every record */
         if (!key_is(p->key, OSSL_CIPHER_PARAM_IVLEN) && !key_is(p->key, OSSL_CIPHER_PARAM_KEYLEN))
             return -1;
+    }
     for (p = params; p->key != NULL; p++) {
+        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)) {
+            memcpy(p->data, sh->tag, p->data_size);
+            p->return_size = p->data_size;
+            continue;
+        }
         size_t v = !key_is(p->key, OSSL_CIPHER_PARAM_IVLEN) ? c->alg->keylen
             : c->alg->aead                                  ? shadow_ivlen(c)
                                                             : c->alg->ivlen;
@@ -498,6 +686,8 @@ static int get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARAM params
 
 static int set_params_in_c(const struct cptprov_cipher_ctx *c, const OSSL_PARAM params[])
 {
+    struct cpt_aead_shadow *sh = shadow(c);
+    int enc = c->pending.valid ? c->pending.enc : (int)sh->enc;
     const OSSL_PARAM *p;
     size_t v;
 
@@ -507,6 +697,19 @@ static int set_params_in_c(const struct cptprov_cipher_ctx *c, const OSSL_PARAM 
         /* EVP_CipherInit_ex sends "padding" to every cipher; AEADs ignore it. */
         if (key_is(p->key, OSSL_CIPHER_PARAM_PADDING))
             continue;
+        /*
+         * ChaCha20-Poly1305's expected tag (TLS 1.3 sets one every record),
+         * or only its length, as OpenSSL's allows. Go reads it from the
+         * shadow; so does the CPU path.
+         */
+        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) && c->alg->chacha
+            && p->data_type == OSSL_PARAM_OCTET_STRING && p->data_size >= 1
+            && p->data_size <= sizeof(sh->tag) && (p->data == NULL || !enc)) {
+            if (p->data != NULL)
+                memcpy(sh->tag, p->data, p->data_size);
+            sh->tag_len = (uint32_t)p->data_size;
+            continue;
+        }
         if (!key_is(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN)
             || !OSSL_PARAM_get_size_t(p, &v) || v != shadow_ivlen(c))
             return -1;
@@ -539,9 +742,13 @@ static int cptprov_cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
     if (params == NULL || params[0].key == NULL || set_params_in_c(c, params) == 1)
         return 1;
-    if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL)
-        c->cpu.tls = 1;
+    if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL
+        || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) != NULL
+        || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) != NULL)
+        c->cpu.tls = 1; /* TLS 1.2 records go to the device */
     if ((api = cptprov_go(c->prov)) == NULL || !cpu_leave(c))
+        return 0;
+    if (c->cpu.msg == MSG_OPEN && c->cpu.aad_len != 0 && !aead_to_device(c, api))
         return 0;
     if (api->cipher_set_ctx_params(c->alg->id, c->state, &c->pending, (void *)params, &st)
         != CPT_OK) {
@@ -644,39 +851,53 @@ static const OSSL_PARAM generic_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
+/* The lists of OpenSSL's ChaCha20 and ChaCha20-Poly1305. */
+static const OSSL_PARAM chacha_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM chachapoly_gettable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM chachapoly_settable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
+    OSSL_PARAM_END
+};
+
 static const OSSL_PARAM *cptprov_cipher_gettable_params(void *provctx)
 {
     (void)provctx;
     return cipher_gettable_params;
 }
 
-static const OSSL_PARAM *cptprov_aead_gettable_ctx_params(void *cctx, void *provctx)
-{
-    (void)cctx;
-    (void)provctx;
-    return aead_gettable_ctx_params;
-}
-
-static const OSSL_PARAM *cptprov_aead_settable_ctx_params(void *cctx, void *provctx)
-{
-    (void)cctx;
-    (void)provctx;
-    return aead_settable_ctx_params;
-}
-
-static const OSSL_PARAM *cptprov_generic_gettable_ctx_params(void *cctx, void *provctx)
-{
-    (void)cctx;
-    (void)provctx;
-    return generic_gettable_ctx_params;
-}
-
-static const OSSL_PARAM *cptprov_generic_settable_ctx_params(void *cctx, void *provctx)
-{
-    (void)cctx;
-    (void)provctx;
-    return generic_settable_ctx_params;
-}
+/* The context parameter lists of each kind of cipher. */
+#define CTX_PARAMS_FN(fn, list)                                   \
+    static const OSSL_PARAM *fn(void *cctx, void *provctx)      \
+    {                                                             \
+        (void)cctx;                                               \
+        (void)provctx;                                            \
+        return list;                                              \
+    }
+CTX_PARAMS_FN(cptprov_aead_gettable_ctx_params, aead_gettable_ctx_params)
+CTX_PARAMS_FN(cptprov_aead_settable_ctx_params, aead_settable_ctx_params)
+CTX_PARAMS_FN(cptprov_generic_gettable_ctx_params, generic_gettable_ctx_params)
+CTX_PARAMS_FN(cptprov_generic_settable_ctx_params, generic_settable_ctx_params)
+CTX_PARAMS_FN(cptprov_chacha_gettable_ctx_params, chacha_ctx_params)
+CTX_PARAMS_FN(cptprov_chacha_settable_ctx_params, chacha_ctx_params)
+CTX_PARAMS_FN(cptprov_chachapoly_gettable_ctx_params, chachapoly_gettable_ctx_params)
+CTX_PARAMS_FN(cptprov_chachapoly_settable_ctx_params, chachapoly_settable_ctx_params)
 
 /*
  * One algorithm: its parameter row, newctx, get_params and dispatch table.
@@ -684,7 +905,8 @@ static const OSSL_PARAM *cptprov_generic_settable_ctx_params(void *cctx, void *p
  */
 #define CPTPROV_CIPHER(lc, ID, NAME, MODE, keybytes, ivbytes, maxiv, blkbytes, kind)     \
     static const struct cptprov_cipher_alg cptprov_##lc##_alg = {                 \
-        ID, NAME, MODE, keybytes, ivbytes, blkbytes, IS_##kind, IS_##kind, maxiv  \
+        ID, NAME, MODE, keybytes, ivbytes, blkbytes, AEAD_##kind, CUSTOM_IV_##kind,  \
+        maxiv, CHACHA_##kind                                                      \
     };                                                                            \
     static void *cptprov_##lc##_newctx(void *provctx)                             \
     {                                                                             \
@@ -717,8 +939,19 @@ static const OSSL_PARAM *cptprov_generic_settable_ctx_params(void *cctx, void *p
         { 0, NULL }                                                               \
     };
 
-#define IS_aead 1
-#define IS_generic 0
+/* What each kind is: AEAD, custom IV (EVP's flag), ChaCha's counter. */
+#define AEAD_aead 1
+#define CUSTOM_IV_aead 1
+#define CHACHA_aead 0
+#define AEAD_generic 0
+#define CUSTOM_IV_generic 0
+#define CHACHA_generic 0
+#define AEAD_chacha 0
+#define CUSTOM_IV_chacha 1
+#define CHACHA_chacha 1
+#define AEAD_chachapoly 1
+#define CUSTOM_IV_chachapoly 1
+#define CHACHA_chachapoly 1
 CPTPROV_CIPHER(aes128gcm, CPT_ALG_AES_128_GCM, "AES-128-GCM", EVP_CIPH_GCM_MODE, 16, 12, 128, 1, aead)
 CPTPROV_CIPHER(aes192gcm, CPT_ALG_AES_192_GCM, "AES-192-GCM", EVP_CIPH_GCM_MODE, 24, 12, 128, 1, aead)
 CPTPROV_CIPHER(aes256gcm, CPT_ALG_AES_256_GCM, "AES-256-GCM", EVP_CIPH_GCM_MODE, 32, 12, 128, 1, aead)
@@ -729,6 +962,9 @@ CPTPROV_CIPHER(aes128ctr, CPT_ALG_AES_128_CTR, "AES-128-CTR", EVP_CIPH_CTR_MODE,
 CPTPROV_CIPHER(aes192ctr, CPT_ALG_AES_192_CTR, "AES-192-CTR", EVP_CIPH_CTR_MODE, 24, 16, 16, 1, generic)
 CPTPROV_CIPHER(aes256ctr, CPT_ALG_AES_256_CTR, "AES-256-CTR", EVP_CIPH_CTR_MODE, 32, 16, 16, 1, generic)
 CPTPROV_CIPHER(desede3cbc, CPT_ALG_DES_EDE3_CBC, "DES-EDE3-CBC", EVP_CIPH_CBC_MODE, 24, 8, 8, 8, generic)
+CPTPROV_CIPHER(chacha20, CPT_ALG_CHACHA20, "ChaCha20", 0, 32, 16, 16, 1, chacha)
+CPTPROV_CIPHER(chacha20poly1305, CPT_ALG_CHACHA20_POLY1305, "ChaCha20-Poly1305", 0, 32, 12, 12, 1,
+    chachapoly)
 
 /*
  * The CPU path's twins: OpenSSL's default implementations, fetched once
@@ -770,5 +1006,8 @@ const OSSL_ALGORITHM cptprov_ciphers[] = {
     { "AES-256-CTR", CPTPROV_PROPS, cptprov_aes256ctr_functions, "AES-256-CTR on the CPT" },
     { "DES-EDE3-CBC:DES3:1.2.840.113549.3.7", CPTPROV_PROPS, cptprov_desede3cbc_functions,
         "DES-EDE3-CBC on the CPT" },
+    { "ChaCha20", CPTPROV_PROPS, cptprov_chacha20_functions, "ChaCha20 on the CPT" },
+    { "ChaCha20-Poly1305", CPTPROV_PROPS, cptprov_chacha20poly1305_functions,
+        "ChaCha20-Poly1305 on the CPT" },
     { NULL, NULL, NULL, NULL }
 };

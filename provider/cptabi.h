@@ -54,6 +54,8 @@
 #define CPT_ALG_AES_192_CTR 8
 #define CPT_ALG_AES_256_CTR 9
 #define CPT_ALG_DES_EDE3_CBC 10
+#define CPT_ALG_CHACHA20 11
+#define CPT_ALG_CHACHA20_POLY1305 12
 
 /* Digest ids (cptdrv.Hash*); their counters are CPT_ALG_MD_BASE + id. */
 #define CPT_MD_SHA1 1

@@ -16,7 +16,7 @@
 static OSSL_LIB_CTX *libctx;
 static EVP_CIPHER *chacha, *chachapoly;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static pthread_key_t scratch_key;
+static pthread_key_t scratch_key, peek_key;
 static int ready;
 
 static void scratch_free(void *p)
@@ -26,7 +26,8 @@ static void scratch_free(void *p)
 
 static void init(void)
 {
-	if (pthread_key_create(&scratch_key, scratch_free) != 0)
+	if (pthread_key_create(&scratch_key, scratch_free) != 0
+	    || pthread_key_create(&peek_key, scratch_free) != 0)
 		return;
 	if ((libctx = OSSL_LIB_CTX_new()) == NULL || OSSL_PROVIDER_load(libctx, "default") == NULL)
 		return;
@@ -41,16 +42,21 @@ int cx_ready(void)
 	return ready;
 }
 
-/* One scratch context per engine thread, freed when the thread exits. */
-static EVP_CIPHER_CTX *scratch(void)
+/*
+ * Scratch contexts per engine thread, freed when the thread exits: one for
+ * ChaCha20 (kept keyed: most instructions reuse the key) and one for copies
+ * of AEAD streams.
+ */
+static EVP_CIPHER_CTX *scratch(const pthread_key_t *key)
 {
 	EVP_CIPHER_CTX *c;
 
+	/* The keys exist only once init has run: read them after. */
 	if (!cx_ready())
 		return NULL;
-	if ((c = pthread_getspecific(scratch_key)) == NULL) {
+	if ((c = pthread_getspecific(*key)) == NULL) {
 		c = EVP_CIPHER_CTX_new();
-		if (c != NULL && pthread_setspecific(scratch_key, c) != 0) {
+		if (c != NULL && pthread_setspecific(*key, c) != 0) {
 			EVP_CIPHER_CTX_free(c);
 			c = NULL;
 		}
@@ -81,10 +87,12 @@ int cx_chacha20(const uint8_t key[32], const uint8_t iv[16], unsigned skip, uint
 {
 	static const uint8_t zero[64];
 	uint8_t junk[64];
-	EVP_CIPHER_CTX *c = scratch();
+	EVP_CIPHER_CTX *c = scratch(&scratch_key);
 	int ok;
 
-	if (c == NULL || skip >= 64 || !EVP_CipherInit_ex2(c, chacha, key, iv, 1, NULL))
+	/* A context that has ChaCha20 already only needs the key and IV. */
+	if (c == NULL || skip >= 64
+	    || !EVP_CipherInit_ex2(c, EVP_CIPHER_CTX_get0_cipher(c) == chacha ? NULL : chacha, key, iv, 1, NULL))
 		return 0;
 	ok = update(c, junk, zero, skip) && update(c, dst, src, n);
 	OPENSSL_cleanse(junk, sizeof(junk));
@@ -147,7 +155,7 @@ int cx_aead_seal(void *p, uint8_t tag[16])
 /* The tag of an encryption so far, the message staying open. */
 int cx_aead_peek(const void *p, uint8_t tag[16])
 {
-	EVP_CIPHER_CTX *c = scratch();
+	EVP_CIPHER_CTX *c = scratch(&peek_key);
 	int outl;
 
 	return c != NULL && EVP_CIPHER_CTX_copy(c, p) && EVP_CipherFinal_ex(c, NULL, &outl)
