@@ -58,6 +58,9 @@ for g in "${groups[@]}"; do
 		run sym_test tests/run-c.sh sym_test
 		run sym_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh sym_test
 		run sym_test_switching env CPTPROV_CPU_THRESHOLD=100 tests/run-c.sh sym_test
+		run chachapoly_test tests/run-c.sh chachapoly_test
+		run chachapoly_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh chachapoly_test
+		run chachapoly_test_switching env CPTPROV_CPU_THRESHOLD=100 tests/run-c.sh chachapoly_test
 		run md_test tests/run-c.sh md_test
 		run md_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh md_test
 		run mac_test tests/run-c.sh mac_test
