@@ -10,3 +10,5 @@ require (
 )
 
 require filippo.io/edwards25519 v1.2.0
+
+require golang.org/x/crypto v0.59.0
