@@ -369,5 +369,27 @@ ENDS=client run_case interop-tls12-aes128cbc-etm-cptprov-client download AES-128
     ECDHE-RSA-AES128-SHA256 -cipher ECDHE-RSA-AES128-SHA256 -- \
     -tls1_2 -cipher ECDHE-RSA-AES128-SHA256
 
+# ChaCha20-Poly1305: TLS 1.3 (the nonce per record, the tag by parameter;
+# records of the 1 MiB file are above the CPU path's threshold) and TLS 1.2
+# (RFC 7905: tlsivfixed and tlsaad, the sequence number in the nonce).
+run_case tls13-chacha20 download ChaCha20-Poly1305 \
+    TLS_CHACHA20_POLY1305_SHA256 -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256 -- \
+    -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256
+run_case tls12-chacha20 download ChaCha20-Poly1305 \
+    ECDHE-RSA-CHACHA20-POLY1305 -cipher ECDHE-RSA-CHACHA20-POLY1305 -- \
+    -tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305
+run_case tls13-chacha20-async upload ChaCha20-Poly1305 \
+    TLS_CHACHA20_POLY1305_SHA256 -async -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256 -- \
+    -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256
+run_case tls12-chacha20-async upload ChaCha20-Poly1305 \
+    ECDHE-RSA-CHACHA20-POLY1305 -async -cipher ECDHE-RSA-CHACHA20-POLY1305 -- \
+    -tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305
+ENDS=server run_case interop-tls13-chacha20-cptprov-server download ChaCha20-Poly1305 \
+    TLS_CHACHA20_POLY1305_SHA256 -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256 -- \
+    -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256
+ENDS=client run_case interop-tls12-chacha20-cptprov-client download ChaCha20-Poly1305 \
+    ECDHE-RSA-CHACHA20-POLY1305 -cipher ECDHE-RSA-CHACHA20-POLY1305 -- \
+    -tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305
+
 echo "tls_test: $(( ($(date +%s%N) - START) / 1000000 )) ms"
 cpt_finish
