@@ -230,6 +230,11 @@ func (q *Queue) Submit(inst *Instruction, done Completion) error {
 	}
 }
 
+// Help executes one queued instruction on the calling goroutine, when the
+// backend can and one is queued: what a caller waiting for a submitted
+// instruction does instead of idling.
+func (q *Queue) Help() bool { return q.assist != nil && q.assist.Assist(q) }
+
 // Do submits inst and waits for its result. With a backend that can assist,
 // the calling goroutine executes queued instructions itself while it waits.
 func (q *Queue) Do(inst *Instruction) (Result, error) {

@@ -1,6 +1,9 @@
 package dispatch
 
 import (
+	"encoding/binary"
+	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"cptprov/cptdrv"
@@ -215,11 +218,65 @@ func (b blockCipher) OneShot(env *Env, st unsafe.Pointer, out unsafe.Pointer, ou
 	case out == nil || outsize < inl:
 		return 0, false, errorf(ReasonOutputTooSmall, "output buffer too small: %d bytes for %d", outsize, inl)
 	}
+	if b.chacha && w == nil && inl >= 2*chachaStripe {
+		return b.stripe(env, c, out, in, inl)
+	}
 	c.num = (c.num + uint32(inl)) % uint32(b.keystream())
 	inst := b.instruction(c)
 	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
 	inst.RPtr, inst.RLen = uintptr(out), uint32(inl)
 	return run(env.SE, b.counters(env), &inst, w, dataDone{})
+}
+
+// chachaStripe: a synchronous ChaCha20 update of at least twice this many
+// bytes is split at a keystream block boundary over two engines, which
+// compute the halves at once (a counter mode has no chaining); the calling
+// thread, which would otherwise only wait, executes one of them.
+const chachaStripe = 4096
+
+// stripe runs the first half of an update, from the stream's position, on
+// a copy of the context, and the second, from the block boundary where the
+// first ends, on the context itself, which so ends where the stream does.
+func (b blockCipher) stripe(env *Env, c *blockCtx, out, in unsafe.Pointer, inl int) (int, bool, *Error) {
+	k := (inl/2+int(c.num))&^63 - int(c.num)
+	s := dmaScratch(env, int(unsafe.Sizeof(cptdrv.CipherContext{})))
+	defer s.release()
+	head := (*cptdrv.CipherContext)(unsafe.Pointer(unsafe.SliceData(s.b)))
+	first := b.instruction(c) // takes the stream's pending start, if any
+	*head = c.dev
+	first.CPtr = uintptr(unsafe.Pointer(head))
+	first.DPtr, first.DLen, first.RPtr, first.RLen = uintptr(in), uint32(k), uintptr(out), uint32(k)
+	ctr := binary.LittleEndian.Uint64(c.dev.IV[:8]) + uint64(int(c.num)+k)/64
+	binary.LittleEndian.PutUint64(c.dev.IV[:8], ctr)
+	c.startPending = true
+	second := b.instruction(c)
+	second.DPtr, second.DLen = uintptr(in)+uintptr(k), uint32(inl-k)
+	second.RPtr, second.RLen = uintptr(out)+uintptr(k), uint32(inl-k)
+	c.num = uint32(inl-k) % 64
+
+	alg := b.counters(env)
+	alg.Ops.Add(2)
+	alg.Bytes.Add(uint64(inl))
+	var done atomic.Bool
+	var resA cptdrv.Result
+	if err := env.SE.Submit(&first, func(r cptdrv.Result) { resA = r; done.Store(true) }); err != nil {
+		resA, _ = env.SE.Do(&first) // no room for two: one after the other
+		done.Store(true)
+	}
+	resB, errB := env.SE.Do(&second)
+	// The other half takes about as long: wait without yielding, which
+	// from a C thread's goroutine hands the processor to another thread.
+	for spins := 0; !done.Load(); spins++ {
+		if !env.SE.Help() && spins > 1<<16 {
+			runtime.Gosched()
+		}
+	}
+	nA, errA := complete(alg, resA, nil, dataDone{})
+	nB, e := complete(alg, resB, errB, dataDone{})
+	if errA != nil {
+		e = errA
+	}
+	return nA + nB, false, e
 }
 
 func (b blockCipher) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outsize int, w Waiter) (int, bool, *Error) {

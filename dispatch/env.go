@@ -58,9 +58,10 @@ func dmaScratch(env *Env, n int) *scratchRun {
 	return &scratchRun{env: env, mem: mem, b: mem.Bytes()[:n:n]}
 }
 
-// release wipes the memory and keeps it for reuse (or frees it).
+// release wipes the memory and keeps it for reuse (or frees it). Only
+// what was handed out can hold anything.
 func (s *scratchRun) release() {
-	clear(s.mem.Bytes())
+	clear(s.b)
 	select {
 	case s.env.big <- s.mem:
 	default:
