@@ -73,8 +73,9 @@ bench: all $(BUILD)/bench_fibercall
 	$(BUILD)/bench_fibercall --provider-path $(BUILD)
 	tests/bench.sh
 	tests/bench.sh -b "1024 16384" -a 8 aes-256-gcm
-	tests/bench.sh -r 3 -b "64 1024 16384" aes-128-cbc aes-256-cbc aes-128-ctr aes-256-ctr des-ede3-cbc sha1 sha256 sha512
+	tests/bench.sh -r 3 -b "64 1024 16384" aes-128-cbc aes-256-cbc aes-128-ctr aes-256-ctr des-ede3-cbc chacha20 chacha20-poly1305 sha1 sha256 sha512
 	tests/bench_crossover.sh
+	tests/bench_crossover.sh chacha20 chacha20-poly1305
 	tests/bench_pk.sh
 
 clean:
