@@ -69,7 +69,7 @@ install: all
 	install -d $(DESTDIR)$(MODULESDIR)
 	install -m 0755 $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(DESTDIR)$(MODULESDIR)/
 
-bench: all $(BUILD)/bench_fibercall
+bench: all $(BUILD)/bench_fibercall $(BUILD)/bench_ops
 	$(BUILD)/bench_fibercall --provider-path $(BUILD)
 	tests/bench.sh
 	tests/bench.sh -b "1024 16384" -a 8 aes-256-gcm
