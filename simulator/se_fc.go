@@ -27,6 +27,8 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 	case cptdrv.CipherAESGCM:
 	case cptdrv.CipherAESCBC, cptdrv.CipherAESCTR, cptdrv.Cipher3DESCBC:
 		return d.blockMode(inst)
+	case cptdrv.CipherAESCBCHMAC:
+		return d.chained(inst)
 	default:
 		return cptdrv.CompBadInst, 0, 0
 	}
