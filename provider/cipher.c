@@ -586,6 +586,15 @@ static int cipher_get_params(OSSL_PARAM params[], const struct cptprov_cipher_al
     return 1;
 }
 
+int cptprov_cipher_static_params(OSSL_PARAM params[], unsigned int mode, int aead, int custom_iv,
+    size_t keylen, size_t blocksize, size_t ivlen)
+{
+    const struct cptprov_cipher_alg a = { 0, NULL, mode, keylen, ivlen, blocksize, aead, custom_iv,
+        ivlen };
+
+    return cipher_get_params(params, &a);
+}
+
 /*
  * The same parameter lists as OpenSSL's own AEAD ciphers (tls-version and
  * tls-mac-size are accepted without being listed, as there).
@@ -648,6 +657,11 @@ static const OSSL_PARAM *cptprov_cipher_gettable_params(void *provctx)
 {
     (void)provctx;
     return cipher_gettable_params;
+}
+
+const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx)
+{
+    return cptprov_cipher_gettable_params(provctx);
 }
 
 static const OSSL_PARAM *cptprov_aead_gettable_ctx_params(void *cctx, void *provctx)
@@ -770,5 +784,13 @@ const OSSL_ALGORITHM cptprov_ciphers[] = {
     { "AES-256-CTR", CPTPROV_PROPS, cptprov_aes256ctr_functions, "AES-256-CTR on the CPT" },
     { "DES-EDE3-CBC:DES3:1.2.840.113549.3.7", CPTPROV_PROPS, cptprov_desede3cbc_functions,
         "DES-EDE3-CBC on the CPT" },
+    { "AES-128-CBC-HMAC-SHA1", CPTPROV_PROPS, cptprov_aes128cbchmacsha1_functions,
+        "AES-128-CBC-HMAC-SHA1 on the CPT (TLS records: one chained instruction)" },
+    { "AES-256-CBC-HMAC-SHA1", CPTPROV_PROPS, cptprov_aes256cbchmacsha1_functions,
+        "AES-256-CBC-HMAC-SHA1 on the CPT (TLS records: one chained instruction)" },
+    { "AES-128-CBC-HMAC-SHA256", CPTPROV_PROPS, cptprov_aes128cbchmacsha256_functions,
+        "AES-128-CBC-HMAC-SHA256 on the CPT (TLS records: one chained instruction)" },
+    { "AES-256-CBC-HMAC-SHA256", CPTPROV_PROPS, cptprov_aes256cbchmacsha256_functions,
+        "AES-256-CBC-HMAC-SHA256 on the CPT (TLS records: one chained instruction)" },
     { NULL, NULL, NULL, NULL }
 };

@@ -18,6 +18,7 @@
 #define CPT_SHA256_THRESHOLD 16384
 #define CPT_SHA512_THRESHOLD 16384
 #define CPT_HMAC_THRESHOLD 65536
+#define CPT_AES_CBC_HMAC_THRESHOLD 4096 /* records and plain updates */
 
 struct cptprov_ctx {
     const OSSL_CORE_HANDLE *handle;
@@ -144,6 +145,16 @@ void cptprov_async_abort(struct cpt_notifier *n);
 
 /* cipher.c */
 extern const OSSL_ALGORITHM cptprov_ciphers[];
+/* A cipher's static get_params and gettable table, for ciphers kept in
+ * files of their own. */
+int cptprov_cipher_static_params(OSSL_PARAM params[], unsigned int mode, int aead, int custom_iv,
+    size_t keylen, size_t blocksize, size_t ivlen);
+const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx);
+/* stitched.c: AES-CBC-HMAC-SHA1/SHA256 */
+extern const OSSL_DISPATCH cptprov_aes128cbchmacsha1_functions[];
+extern const OSSL_DISPATCH cptprov_aes256cbchmacsha1_functions[];
+extern const OSSL_DISPATCH cptprov_aes128cbchmacsha256_functions[];
+extern const OSSL_DISPATCH cptprov_aes256cbchmacsha256_functions[];
 extern const OSSL_ALGORITHM cptprov_digests[];
 extern const OSSL_ALGORITHM cptprov_macs[];
 
