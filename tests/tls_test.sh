@@ -369,5 +369,47 @@ ENDS=client run_case interop-tls12-aes128cbc-etm-cptprov-client download AES-128
     ECDHE-RSA-AES128-SHA256 -cipher ECDHE-RSA-AES128-SHA256 -- \
     -tls1_2 -cipher ECDHE-RSA-AES128-SHA256
 
+# TLS 1.0 to 1.2 CBC suites with SHA-1 or SHA-256 MACs without
+# encrypt-then-MAC (-no_etm): libssl swaps in the stitched ciphers
+# AES-128/256-CBC-HMAC-SHA1/SHA256 (mackey, tlsaad per record), whose
+# records cptprov seals and opens as one chained instruction on the device
+# (200 KiB in 16 KiB records; the request is short and takes the CPU path).
+# There is no stitched cipher for SHA-384 (see the AES-256-CBC case above).
+run_case tls12-aes128sha256-stitched download AES-128-CBC-HMAC-SHA256 \
+    ECDHE-RSA-AES128-SHA256 -cipher ECDHE-RSA-AES128-SHA256 -no_etm -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-SHA256 -no_etm
+run_case tls12-aes128sha-stitched download AES-128-CBC-HMAC-SHA1 \
+    ECDHE-RSA-AES128-SHA -cipher ECDHE-RSA-AES128-SHA -no_etm -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-SHA -no_etm
+KEX=RSA run_case tls12-aes256sha-stitched download AES-256-CBC-HMAC-SHA1 \
+    AES256-SHA -cipher AES256-SHA -no_etm -- \
+    -tls1_2 -cipher AES256-SHA -no_etm
+KEX=RSA run_case tls12-aes256sha256-stitched download AES-256-CBC-HMAC-SHA256 \
+    AES256-SHA256 -cipher AES256-SHA256 -no_etm -- \
+    -tls1_2 -cipher AES256-SHA256 -no_etm
+run_case tls12-aes128sha256-stitched-async upload AES-128-CBC-HMAC-SHA256 \
+    ECDHE-RSA-AES128-SHA256 -async -cipher ECDHE-RSA-AES128-SHA256 -no_etm -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-SHA256 -no_etm
+# TLS 1.1 (explicit IV) and 1.0 (records chained by their IV), which
+# OpenSSL 3 allows at security level 0 only; RSA key transport, because
+# their ECDHE signature is RSA over MD5-SHA1, which cptprov's RSA signature
+# does not offer.
+KEX=RSA run_case tls11-aes256sha-stitched download AES-256-CBC-HMAC-SHA1 \
+    AES256-SHA -cipher AES256-SHA:@SECLEVEL=0 -no_etm -- \
+    -tls1_1 -cipher AES256-SHA:@SECLEVEL=0 -no_etm
+KEX=RSA run_case tls10-aes128sha-stitched upload AES-128-CBC-HMAC-SHA1 \
+    AES128-SHA -cipher AES128-SHA:@SECLEVEL=0 -no_etm -- \
+    -tls1 -cipher AES128-SHA:@SECLEVEL=0 -no_etm
+# Against OpenSSL's own stitched ciphers at the other end.
+ENDS=server run_case interop-tls12-aes128sha-stitched-cptprov-server download AES-128-CBC-HMAC-SHA1 \
+    ECDHE-RSA-AES128-SHA -cipher ECDHE-RSA-AES128-SHA -no_etm -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-SHA -no_etm
+ENDS=client run_case interop-tls12-aes128sha256-stitched-cptprov-client upload AES-128-CBC-HMAC-SHA256 \
+    ECDHE-RSA-AES128-SHA256 -cipher ECDHE-RSA-AES128-SHA256 -no_etm -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-SHA256 -no_etm
+KEX=RSA ENDS=client run_case interop-tls10-aes256sha-stitched-cptprov-client download AES-256-CBC-HMAC-SHA1 \
+    AES256-SHA -cipher AES256-SHA:@SECLEVEL=0 -no_etm -- \
+    -tls1 -cipher AES256-SHA:@SECLEVEL=0 -no_etm
+
 echo "tls_test: $(( ($(date +%s%N) - START) / 1000000 )) ms"
 cpt_finish
