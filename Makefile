@@ -69,11 +69,13 @@ install: all
 	install -d $(DESTDIR)$(MODULESDIR)
 	install -m 0755 $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(DESTDIR)$(MODULESDIR)/
 
-bench: all $(BUILD)/bench_fibercall
+bench: all $(BUILD)/bench_fibercall $(BUILD)/bench_stitched
 	$(BUILD)/bench_fibercall --provider-path $(BUILD)
 	tests/bench.sh
 	tests/bench.sh -b "1024 16384" -a 8 aes-256-gcm
 	tests/bench.sh -r 3 -b "64 1024 16384" aes-128-cbc aes-256-cbc aes-128-ctr aes-256-ctr des-ede3-cbc sha1 sha256 sha512
+	tests/bench.sh -r 3 -b "64 16384" aes-128-cbc-hmac-sha1 aes-256-cbc-hmac-sha1 aes-128-cbc-hmac-sha256 aes-256-cbc-hmac-sha256
+	$(BUILD)/bench_stitched --provider-path $(BUILD) --runs 3 --sizes "64 1024 4096 16384" AES-128-CBC-HMAC-SHA1 AES-256-CBC-HMAC-SHA1 AES-128-CBC-HMAC-SHA256 AES-256-CBC-HMAC-SHA256
 	tests/bench_crossover.sh
 	tests/bench_pk.sh
 
