@@ -45,15 +45,22 @@ func (cc chainCtx) exec(t *testing.T, q *cptdrv.Queue, async bool, enc bool, fla
 	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorFC, minor), Param1: cptdrv.CipherAESCBCHMAC, Param2: flags,
 		CPtr: uintptr(unsafe.Pointer(cc.c)), APtr: uintptr(unsafe.Pointer(cc.a)),
 		DPtr: cptdrv.Addr(in), DLen: uint32(dlen), RPtr: cptdrv.Addr(out), RLen: uint32(rlen)}
+	return doInst(t, q, &inst, async)
+}
+
+// doInst runs an instruction synchronously, or through an engine and a
+// completion callback.
+func doInst(t *testing.T, q *cptdrv.Queue, inst *cptdrv.Instruction, async bool) cptdrv.Result {
+	t.Helper()
 	if !async {
-		res, err := q.Do(&inst)
+		res, err := q.Do(inst)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
 	ch := make(chan cptdrv.Result, 1)
-	if err := q.Submit(&inst, func(r cptdrv.Result) { ch <- r }); err != nil {
+	if err := q.Submit(inst, func(r cptdrv.Result) { ch <- r }); err != nil {
 		t.Fatal(err)
 	}
 	return <-ch
