@@ -161,13 +161,15 @@ static int iv_to_twin(struct stitched_ctx *c)
 {
     struct cpt_stream_state s;
     struct cpt_status st = { 0, "" };
-    const struct cptgo_api *api = cptprov_go_if_running();
+    const struct cptgo_api *api;
 
     if (c->iv_side != IV_GO) {
         c->iv_side = IV_TWIN;
         return 1;
     }
-    if (api == NULL || api->cipher_export(c->alg->id, c->state, &c->pending, &s, &st) != CPT_OK
+    /* Go has the IV (in a child after fork(), a new Go half reads it from
+     * the context, which is plain memory). */
+    if ((api = cptprov_go(c->prov)) == NULL || api->cipher_export(c->alg->id, c->state, &c->pending, &s, &st) != CPT_OK
         || !EVP_CipherInit_ex2(c->twin, NULL, NULL, s.iv, c->enc, NULL))
         return 0;
     c->iv_side = IV_TWIN;
@@ -456,6 +458,11 @@ static int stitched_run(struct stitched_ctx *c, unsigned char *out, size_t *outl
 
     *outl = 0;
     c->record = REC_NONE;
+    if (record == REC_TWIN && c->twin == NULL) {
+        /* the CPU path was given up after the record's AAD went to it */
+        CPT_RAISE(c->prov, CPT_R_WRONG_STATE, "the record's AAD must be set again");
+        return 0;
+    }
     if (record == REC_TWIN || (record == REC_NONE && cpu_path(c, inl))) {
         if (!iv_to_twin(c))
             return 0;
