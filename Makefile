@@ -16,7 +16,7 @@ MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\
 PROV_SRC := $(wildcard provider/*.c)
 PROV_HDR := $(wildcard provider/*.h)
 GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -name '*_test.go') go.mod
-TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test
+TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test $(BUILD)/stitched_test
 
 .PHONY: all test unit ctest itest demo install bench deps vet clean
 
@@ -69,11 +69,13 @@ install: all
 	install -d $(DESTDIR)$(MODULESDIR)
 	install -m 0755 $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(DESTDIR)$(MODULESDIR)/
 
-bench: all $(BUILD)/bench_fibercall $(BUILD)/bench_ops
+bench: all $(BUILD)/bench_fibercall $(BUILD)/bench_ops $(BUILD)/bench_stitched
 	$(BUILD)/bench_fibercall --provider-path $(BUILD)
 	tests/bench.sh
 	tests/bench.sh -b "1024 16384" -a 8 aes-256-gcm
 	tests/bench.sh -r 3 -b "64 1024 16384" aes-128-cbc aes-256-cbc aes-128-ctr aes-256-ctr des-ede3-cbc chacha20 chacha20-poly1305 sha1 sha256 sha512
+	tests/bench.sh -r 3 -b "64 16384" aes-128-cbc-hmac-sha1 aes-256-cbc-hmac-sha1 aes-128-cbc-hmac-sha256 aes-256-cbc-hmac-sha256
+	$(BUILD)/bench_stitched --provider-path $(BUILD) --runs 3 --sizes "64 1024 4096 16384" AES-128-CBC-HMAC-SHA1 AES-256-CBC-HMAC-SHA1 AES-128-CBC-HMAC-SHA256 AES-256-CBC-HMAC-SHA256
 	tests/bench_crossover.sh
 	tests/bench_crossover.sh chacha20 chacha20-poly1305
 	tests/bench_pk.sh

@@ -5,15 +5,15 @@ import (
 	"unsafe"
 
 	"cptprov/cptdrv"
+	"cptprov/internal/tlsrec"
 )
 
 // TLS versions as libssl passes them in "tls-version".
 const (
-	ssl3Version    = 0x0300
-	tls1Version    = 0x0301
-	dtls1BadVer    = 0x0100
-	maxTLSMACSize  = 64 // EVP_MAX_MD_SIZE
-	maxTLSPadCheck = 256
+	ssl3Version   = 0x0300
+	tls1Version   = 0x0301
+	dtls1BadVer   = 0x0100
+	maxTLSMACSize = tlsrec.MaxMAC // EVP_MAX_MD_SIZE
 )
 
 // tlsRecord seals or opens one TLS CBC record in place, as OpenSSL's
@@ -76,14 +76,7 @@ func (c *blockCtx) tlsOpen(rec []byte, bs int) (int, *Error) {
 		return 0, errorf(ReasonOperationFailed, "TLS record of %d bytes cannot hold padding and a %d-byte MAC", len(rec), macSize)
 	}
 	orig, l := len(rec), len(rec)
-	pad := int(rec[l-1])
-	good := ctGE(l, overhead+pad)
-	// Check the most padding there could be, whatever pad says.
-	for i := 0; i < min(maxTLSPadCheck, l); i++ {
-		mask := ctGE(pad, i)
-		good &= ^(mask & uint(pad^int(rec[l-1-i])))
-	}
-	good = ctEq(0xff, good&0xff)
+	pad, good := tlsrec.Padding(rec, overhead)
 	l -= int(good & uint(pad+1))
 	if macSize == 0 {
 		if good == 0 {
@@ -92,57 +85,20 @@ func (c *blockCtx) tlsOpen(rec []byte, bs int) (int, *Error) {
 		return l, nil
 	}
 	l -= macSize
-	c.copyMAC(rec, orig, l, macSize, good)
+	c.copyMAC(rec[:orig], l, macSize, good)
 	return l, nil
 }
 
-// copyMAC copies the macSize bytes at rec[macStart:] into c.tlsMac without
-// the position showing in the memory accesses: every byte of the window
-// the MAC can lie in is read, and the rotation is done by masks (a random
-// MAC instead when good is 0).
-func (c *blockCtx) copyMAC(rec []byte, orig, macStart, macSize int, good uint) {
-	var rotated, random [maxTLSMACSize]byte
+// copyMAC keeps the macSize bytes at rec[macStart:] for "tls-mac", read
+// without the position showing (tlsrec.ExtractMAC); a random MAC instead
+// when good is 0, so that the MAC check fails without telling why.
+func (c *blockCtx) copyMAC(rec []byte, macStart, macSize int, good uint) {
+	var mac, random [maxTLSMACSize]byte
 	rand.Read(random[:macSize])
-	macEnd := macStart + macSize
-	scanStart := 0
-	if orig > macSize+255+1 {
-		scanStart = orig - (macSize + 255 + 1)
-	}
-	var inMAC, rotate uint
-	j := 0
-	for i := scanStart; i < orig; i++ {
-		started := ctEq(uint(i), uint(macStart))
-		ended := ctLT(uint(i), uint(macEnd))
-		inMAC |= started
-		inMAC &= ended
-		rotate |= uint(j) & started
-		rotated[j] |= rec[i] & byte(inMAC)
-		j++
-		j &= int(ctLT(uint(j), uint(macSize)))
-	}
-	rotate = uint(macSize) - rotate
-	rotate &= ctLT(rotate, uint(macSize))
-	var mac [maxTLSMACSize]byte
-	for i := 0; i < macSize; i++ {
-		for k := 0; k < macSize; k++ {
-			mac[k] |= rotated[i] & byte(ctEq(uint(k), rotate))
-		}
-		rotate++
-		rotate &= ctLT(rotate, uint(macSize))
-	}
+	tlsrec.ExtractMAC(mac[:], rec, macStart, macSize)
 	for i := 0; i < macSize; i++ {
 		mac[i] = mac[i]&byte(good) | random[i]&^byte(good)
 	}
 	c.tlsMac = mac
 	c.tlsMacLen = uint8(macSize)
 }
-
-// Constant-time comparisons returning all ones or zero.
-func ctLT(a, b uint) uint { return ((a ^ ((a ^ b) | ((a - b) ^ b))) >> (bitsUint - 1)) * ^uint(0) }
-func ctGE(a, b int) uint  { return ^ctLT(uint(a), uint(b)) }
-func ctEq(a, b uint) uint {
-	x := a ^ b
-	return ((^x & (x - 1)) >> (bitsUint - 1)) * ^uint(0)
-}
-
-const bitsUint = 32 << (^uint(0) >> 63)

@@ -793,6 +793,15 @@ static int cipher_get_params(OSSL_PARAM params[], const struct cptprov_cipher_al
     return 1;
 }
 
+int cptprov_cipher_static_params(OSSL_PARAM params[], unsigned int mode, int aead, int custom_iv,
+    size_t keylen, size_t blocksize, size_t ivlen)
+{
+    const struct cptprov_cipher_alg a = { 0, NULL, mode, keylen, ivlen, blocksize, aead, custom_iv,
+        ivlen, 0 };
+
+    return cipher_get_params(params, &a);
+}
+
 /*
  * The same parameter lists as OpenSSL's own AEAD ciphers (tls-version and
  * tls-mac-size are accepted without being listed, as there).
@@ -898,6 +907,11 @@ CTX_PARAMS_FN(cptprov_chacha_gettable_ctx_params, chacha_ctx_params)
 CTX_PARAMS_FN(cptprov_chacha_settable_ctx_params, chacha_ctx_params)
 CTX_PARAMS_FN(cptprov_chachapoly_gettable_ctx_params, chachapoly_gettable_ctx_params)
 CTX_PARAMS_FN(cptprov_chachapoly_settable_ctx_params, chachapoly_settable_ctx_params)
+
+const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx)
+{
+    return cptprov_cipher_gettable_params(provctx);
+}
 
 /*
  * One algorithm: its parameter row, newctx, get_params and dispatch table.
@@ -1009,5 +1023,13 @@ const OSSL_ALGORITHM cptprov_ciphers[] = {
     { "ChaCha20", CPTPROV_PROPS, cptprov_chacha20_functions, "ChaCha20 on the CPT" },
     { "ChaCha20-Poly1305", CPTPROV_PROPS, cptprov_chacha20poly1305_functions,
         "ChaCha20-Poly1305 on the CPT" },
+    { "AES-128-CBC-HMAC-SHA1", CPTPROV_PROPS, cptprov_aes128cbchmacsha1_functions,
+        "AES-128-CBC-HMAC-SHA1 on the CPT (TLS records: one chained instruction)" },
+    { "AES-256-CBC-HMAC-SHA1", CPTPROV_PROPS, cptprov_aes256cbchmacsha1_functions,
+        "AES-256-CBC-HMAC-SHA1 on the CPT (TLS records: one chained instruction)" },
+    { "AES-128-CBC-HMAC-SHA256", CPTPROV_PROPS, cptprov_aes128cbchmacsha256_functions,
+        "AES-128-CBC-HMAC-SHA256 on the CPT (TLS records: one chained instruction)" },
+    { "AES-256-CBC-HMAC-SHA256", CPTPROV_PROPS, cptprov_aes256cbchmacsha256_functions,
+        "AES-256-CBC-HMAC-SHA256 on the CPT (TLS records: one chained instruction)" },
     { NULL, NULL, NULL, NULL }
 };

@@ -56,6 +56,12 @@
 #define CPT_ALG_DES_EDE3_CBC 10
 #define CPT_ALG_CHACHA20 11
 #define CPT_ALG_CHACHA20_POLY1305 12
+/* The stitched TLS ciphers (AES-CBC with HMAC); 11-12 ChaCha20 and ChaCha20-Poly1305, 16-31 digests
+ * and HMAC, 32-36 asymmetric counters. */
+#define CPT_ALG_AES_128_CBC_HMAC_SHA1 40
+#define CPT_ALG_AES_256_CBC_HMAC_SHA1 41
+#define CPT_ALG_AES_128_CBC_HMAC_SHA256 42
+#define CPT_ALG_AES_256_CBC_HMAC_SHA256 43
 
 /* Digest ids (cptdrv.Hash*); their counters are CPT_ALG_MD_BASE + id. */
 #define CPT_MD_SHA1 1

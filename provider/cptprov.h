@@ -20,6 +20,9 @@
 #define CPT_SHA256_THRESHOLD 16384
 #define CPT_SHA512_THRESHOLD 16384
 #define CPT_HMAC_THRESHOLD 65536
+/* Above the largest TLS record: the device path of a record never came
+ * within 10% of the CPU path (README); plain CBC updates from 32 KiB. */
+#define CPT_AES_CBC_HMAC_THRESHOLD 32768
 
 struct cptprov_ctx {
     const OSSL_CORE_HANDLE *handle;
@@ -146,6 +149,16 @@ void cptprov_async_abort(struct cpt_notifier *n);
 
 /* cipher.c */
 extern const OSSL_ALGORITHM cptprov_ciphers[];
+/* A cipher's static get_params and gettable table, for ciphers kept in
+ * files of their own. */
+int cptprov_cipher_static_params(OSSL_PARAM params[], unsigned int mode, int aead, int custom_iv,
+    size_t keylen, size_t blocksize, size_t ivlen);
+const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx);
+/* stitched.c: AES-CBC-HMAC-SHA1/SHA256 */
+extern const OSSL_DISPATCH cptprov_aes128cbchmacsha1_functions[];
+extern const OSSL_DISPATCH cptprov_aes256cbchmacsha1_functions[];
+extern const OSSL_DISPATCH cptprov_aes128cbchmacsha256_functions[];
+extern const OSSL_DISPATCH cptprov_aes256cbchmacsha256_functions[];
 extern const OSSL_ALGORITHM cptprov_digests[];
 extern const OSSL_ALGORITHM cptprov_macs[];
 

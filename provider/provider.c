@@ -164,6 +164,9 @@ static const struct {
             CPT_ALG_MAC_BASE + CPT_MD_SHA256, CPT_ALG_MAC_BASE + CPT_MD_SHA384,
             CPT_ALG_MAC_BASE + CPT_MD_SHA512, CPT_ALG_MAC_BASE + CPT_MD_SHA512_224,
             CPT_ALG_MAC_BASE + CPT_MD_SHA512_256 } },
+    { "cpu_threshold_aes_cbc_hmac", CPT_AES_CBC_HMAC_THRESHOLD,
+        { CPT_ALG_AES_128_CBC_HMAC_SHA1, CPT_ALG_AES_256_CBC_HMAC_SHA1,
+            CPT_ALG_AES_128_CBC_HMAC_SHA256, CPT_ALG_AES_256_CBC_HMAC_SHA256 } },
 };
 #define NFAMILIES (sizeof(cpu_families) / sizeof(cpu_families[0]))
 

@@ -31,6 +31,8 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 		return d.chacha20(inst)
 	case cptdrv.CipherChaChaPoly:
 		return d.chachaPoly(inst)
+	case cptdrv.CipherAESCBCHMAC:
+		return d.chained(inst)
 	default:
 		return cptdrv.CompBadInst, 0, 0
 	}

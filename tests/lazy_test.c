@@ -116,6 +116,25 @@ int main(int argc, char **argv)
         EVP_KEYEXCH_free(kx);
         expect_no_go("TLS-GROUP capabilities, key management and key exchange fetches");
     }
+    {
+        /* A stitched cipher keyed as libssl keys it, and a short record,
+         * which takes the CPU path: all C. */
+        EVP_CIPHER *s = EVP_CIPHER_fetch(lc, "AES-128-CBC-HMAC-SHA1", "provider=cptprov");
+        unsigned char siv[16] = { 0 }, rec[64] = { 0 }, aad[13] = { 0, 0, 0, 0, 0, 0, 0, 0, 23, 3, 3, 0, 16 };
+        int ver = 0x0303, pad;
+        OSSL_PARAM vp[] = { OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS_VERSION, &ver), OSSL_PARAM_END };
+
+        ctx = EVP_CIPHER_CTX_new();
+        if (s == NULL || !EVP_EncryptInit_ex2(ctx, s, key, siv, NULL)
+            || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_MAC_KEY, 20, key) <= 0
+            || !EVP_CIPHER_CTX_set_params(ctx, vp)
+            || (pad = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad)) != 32
+            || !EVP_EncryptUpdate(ctx, rec, &n, rec, 16 + pad) || n != 48)
+            failed++;
+        EVP_CIPHER_CTX_free(ctx);
+        EVP_CIPHER_free(s);
+        expect_no_go("stitched cipher: init, mackey, tls-version, a short TLS record (CPU path)");
+    }
     ctx = EVP_CIPHER_CTX_new();
     if (!EVP_EncryptInit_ex2(ctx, c[2], key, iv, NULL) || EVP_CIPHER_CTX_get_iv_length(ctx) != 12)
         failed++;

@@ -65,6 +65,9 @@ for g in "${groups[@]}"; do
 		run md_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh md_test
 		run mac_test tests/run-c.sh mac_test
 		run mac_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh mac_test
+		run stitched_test tests/run-c.sh stitched_test
+		run stitched_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh stitched_test
+		run stitched_test_switching env CPTPROV_CPU_THRESHOLD=100 tests/run-c.sh stitched_test
 		run kex_test build/kex_test --provider-path build
 		run sig_test build/sig_test --provider-path build
 		run pk_kat_test build/pk_kat_test --provider-path build

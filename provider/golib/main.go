@@ -72,6 +72,8 @@ func main() {}
 var _ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
 var _ = [1]struct{}{}[C.CPT_ALG_DES_EDE3_CBC-C.int(dispatch.AlgDESEDE3CBC)]
+var _ = [1]struct{}{}[C.CPT_ALG_AES_128_CBC_HMAC_SHA1-C.int(dispatch.AlgAES128CBCHMACSHA1)]
+var _ = [1]struct{}{}[C.CPT_ALG_AES_256_CBC_HMAC_SHA256-C.int(dispatch.AlgAES256CBCHMACSHA256)]
 var _ = [1]struct{}{}[unsafe.Sizeof(C.struct_cpt_stream_state{})-unsafe.Sizeof(dispatch.StreamState{})]
 var _ = [1]struct{}{}[C.CPT_MD_SHA512_256-C.int(cptdrv.HashSHA512256)]
 var _ = [1]struct{}{}[C.CPT_ALG_MD_BASE-dispatch.AlgMDBase]
