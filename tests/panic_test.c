@@ -27,6 +27,7 @@ static int encrypt_once(EVP_CIPHER *c, int *failed_step)
     int n, ok = 0;
     size_t ivlen = 0;
     OSSL_PARAM get[] = { OSSL_PARAM_size_t("ivlen", &ivlen), OSSL_PARAM_END };
+    OSSL_PARAM taglen[] = { OSSL_PARAM_size_t("taglen", &ivlen), OSSL_PARAM_END };
     OSSL_PARAM set[] = { OSSL_PARAM_size_t("ivlen", &ivlen), OSSL_PARAM_END };
 
     *failed_step = 0;
@@ -43,7 +44,9 @@ static int encrypt_once(EVP_CIPHER *c, int *failed_step)
     /* AAD only: a final after data would be finished by the C side alone. */
     if (!EVP_EncryptUpdate(x, NULL, &n, buf, sizeof(buf))) { *failed_step = 4; goto end; }
     if (!EVP_EncryptFinal_ex(x, buf, &n)) { *failed_step = 5; goto end; }
+    /* The tag is answered in C; "taglen" reaches Go. */
     if (EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag) <= 0) { *failed_step = 3; goto end; }
+    if (!EVP_CIPHER_CTX_get_params(x, taglen)) { *failed_step = 3; goto end; }
     ok = 1;
 end:
     EVP_CIPHER_CTX_free(x);
