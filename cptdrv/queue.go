@@ -33,6 +33,11 @@ type request struct {
 	sleeping atomic.Bool   // a synchronous waiter is (about to be) blocked on done
 	done     chan struct{}
 	cb       Completion
+	// A sampled request carries the times of its phases (nanoseconds on
+	// the queue's clock): submitted, queued, started by an engine,
+	// completed by it.
+	sampled bool
+	t       [4]int64
 }
 
 const (
@@ -52,7 +57,21 @@ type QueueStats struct {
 	Timeouts   uint64 // synchronous waits that gave up
 	Assisted   uint64 // instructions executed on a synchronous submitter's goroutine
 	InFlightHi uint64 // highest number of requests in flight seen
+	Phases     Phases // where a sample of the requests spent their time
 }
+
+// Phases sums, over a sample of one request in phaseSample, the time from
+// the driver starting a submission to the instruction being in the ring
+// (Submit), from there to an engine starting it (Wait), the engine's work
+// up to its completion report (Engine), and from that report to the
+// submitter having the result: the callback returned, or the waiter awake
+// (Notify). Nanoseconds.
+type Phases struct {
+	Samples                      uint64
+	Submit, Wait, Engine, Notify uint64
+}
+
+const phaseSample = 64
 
 // Queue is one instruction queue: a ring of depth instructions, a result
 // area per slot in DMA memory, and the table of requests in flight.
@@ -72,6 +91,11 @@ type Queue struct {
 	inFlight atomic.Int64
 	stats    struct {
 		submitted, completed, full, stale, timeouts, assisted, hi atomic.Uint64
+	}
+	clock    time.Time // the phases' time origin
+	sampling atomic.Uint64
+	phases   struct {
+		samples, submit, wait, engine, notify atomic.Uint64
 	}
 	closeOnce sync.Once
 }
@@ -110,6 +134,7 @@ func NewQueue(b Backend, cfg QueueConfig) (*Queue, error) {
 		free:    newRing[uint32](depth),
 		reqs:    make([]request, depth),
 		results: results,
+		clock:   time.Now(),
 	}
 	if q.timeout <= 0 {
 		q.timeout = 10 * time.Second
@@ -166,6 +191,9 @@ func (q *Queue) release(id uint32) {
 // prepare binds inst to request slot id: its result area and tag.
 func (q *Queue) prepare(id uint32, inst *Instruction) {
 	r := &q.reqs[id]
+	if r.sampled = q.sampling.Add(1)%phaseSample == 0; r.sampled {
+		r.t[0] = q.now()
+	}
 	res := q.result(id)
 	res.reset()
 	// A token left in r.done by an earlier completion nobody slept on only
@@ -181,6 +209,11 @@ func (q *Queue) prepare(id uint32, inst *Instruction) {
 
 func (q *Queue) enqueue(id uint32, inst *Instruction) {
 	q.prepare(id, inst)
+	r := &q.reqs[id]
+	if r.sampled {
+		// Set before the push publishes the instruction to the engines.
+		r.t[1] = q.now()
+	}
 	// There are as many ring slots as request slots, so a slot is free or
 	// about to be: a consumer may have claimed it and not yet marked it
 	// free. Retry until that consumer is through.
@@ -189,6 +222,29 @@ func (q *Queue) enqueue(id uint32, inst *Instruction) {
 			runtime.Gosched()
 		}
 	}
+}
+
+func (q *Queue) now() int64 { return int64(time.Since(q.clock)) }
+
+// Started is the device telling the driver an engine begins the
+// instruction with this tag (for the phase statistics only).
+func (q *Queue) Started(tag uint64) {
+	if id := uint32(tag); int(id) < len(q.reqs) {
+		if r := &q.reqs[id]; r.sampled && r.gen.Load() == uint32(tag>>32) {
+			r.t[2] = q.now()
+		}
+	}
+}
+
+// account adds a sampled request's phases, t being its times and end when
+// its submitter had the result.
+func (q *Queue) account(t [4]int64, end int64) {
+	d := func(a, b int64) uint64 { return uint64(max(b-a, 0)) }
+	q.phases.submit.Add(d(t[0], t[1]))
+	q.phases.wait.Add(d(t[1], t[2]))
+	q.phases.engine.Add(d(t[2], t[3]))
+	q.phases.notify.Add(d(t[3], end))
+	q.phases.samples.Add(1)
 }
 
 // TrySubmit queues inst and returns at once; done runs when the device
@@ -261,6 +317,9 @@ func (q *Queue) Do(inst *Instruction) (Result, error) {
 		// The caller's goroutine is the engine: no ring, no hand-off, and
 		// no engine can take the instruction from under it.
 		q.prepare(id, inst)
+		if r.sampled {
+			r.t[1] = q.now()
+		}
 		q.stats.assisted.Add(1)
 		q.assist.Execute(q, *inst) // by value: inst must not escape to the heap
 	} else {
@@ -302,6 +361,9 @@ func (q *Queue) Do(inst *Instruction) (Result, error) {
 		r.sleeping.Store(false)
 	}
 	out := *res
+	if r.sampled {
+		q.account(r.t, q.now())
+	}
 	q.release(id)
 	return out, nil
 }
@@ -335,14 +397,21 @@ func (q *Queue) Complete(tag uint64) {
 		return
 	}
 	q.stats.completed.Add(1)
+	if r.sampled {
+		r.t[3] = q.now()
+	}
 	for {
 		switch r.state.Load() {
 		case reqAsync:
 			cb := r.cb
 			res := *q.result(id)
+			sampled, t := r.sampled, r.t
 			q.release(id)
 			if cb != nil {
 				cb(res)
+			}
+			if sampled {
+				q.account(t, q.now())
 			}
 			return
 		case reqSync:
@@ -378,6 +447,13 @@ func (q *Queue) Stats() QueueStats {
 		Timeouts:   q.stats.timeouts.Load(),
 		Assisted:   q.stats.assisted.Load(),
 		InFlightHi: q.stats.hi.Load(),
+		Phases: Phases{
+			Samples: q.phases.samples.Load(),
+			Submit:  q.phases.submit.Load(),
+			Wait:    q.phases.wait.Load(),
+			Engine:  q.phases.engine.Load(),
+			Notify:  q.phases.notify.Load(),
+		},
 	}
 }
 

@@ -242,6 +242,7 @@ func (g *group) pending() bool {
 // result, the completion.
 func (d *Device) execute(q *cptdrv.Queue, inst *cptdrv.Instruction) {
 	d.executed.Add(1)
+	q.Started(inst.Tag)
 	res := cptdrv.ResultAt(inst.ResPtr)
 	if p := d.faults.Load(); p != nil {
 		switch f := p.next(inst); f.Kind {

@@ -285,3 +285,34 @@ func TestConcurrentEnginesAndAssist(t *testing.T) {
 		t.Fatalf("done %d executed %d", done, d.Stats().Executed)
 	}
 }
+
+// A sample of the requests reports its phases: as many as one in 64, with
+// the engine's time covering the work it did.
+func TestQueuePhases(t *testing.T) {
+	_, q := newQueue(t, Config{SEEngines: 2})
+	for i := 0; i < 640; i++ {
+		inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorNOP, 0)}
+		if i%2 == 0 {
+			if _, err := q.Do(&inst); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		done := make(chan struct{})
+		if err := q.Submit(&inst, func(cptdrv.Result) { close(done) }); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+	}
+	// The last sample may be accounted just after its callback returned.
+	p := q.Stats().Phases
+	for end := time.Now().Add(time.Second); p.Samples < 10 && time.Now().Before(end); p = q.Stats().Phases {
+		time.Sleep(time.Millisecond)
+	}
+	if p.Samples != 10 {
+		t.Fatalf("%d samples of 640 requests, want 10", p.Samples)
+	}
+	if p.Submit == 0 || p.Engine+p.Wait+p.Notify == 0 {
+		t.Fatalf("phases not measured: %+v", p)
+	}
+}

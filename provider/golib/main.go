@@ -218,6 +218,7 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 
 func (p *process) snapshot() stats.Snapshot {
 	qs := p.se.Stats()
+	as := p.ae.Stats()
 	ds := p.dev.Stats()
 	algs := p.counters.Snapshot()
 	if p.cpu != nil {
@@ -243,6 +244,12 @@ func (p *process) snapshot() stats.Snapshot {
 			"stale_completions": qs.Stale, "timeouts": qs.Timeouts, "assisted": qs.Assisted,
 			"in_flight_max": qs.InFlightHi, "executed": ds.Executed, "errors": ds.Errors,
 			"faults": ds.Faults, "stalled": ds.Stalled,
+			"se_phase_samples": qs.Phases.Samples, "se_submit_ns": qs.Phases.Submit,
+			"se_wait_ns": qs.Phases.Wait, "se_engine_ns": qs.Phases.Engine,
+			"se_notify_ns": qs.Phases.Notify,
+			"ae_phase_samples": as.Phases.Samples, "ae_submit_ns": as.Phases.Submit,
+			"ae_wait_ns": as.Phases.Wait, "ae_engine_ns": as.Phases.Engine,
+			"ae_notify_ns": as.Phases.Notify,
 		},
 	}
 }
