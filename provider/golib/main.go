@@ -246,7 +246,7 @@ func (p *process) snapshot() stats.Snapshot {
 			"faults": ds.Faults, "stalled": ds.Stalled,
 			"se_phase_samples": qs.Phases.Samples, "se_submit_ns": qs.Phases.Submit,
 			"se_wait_ns": qs.Phases.Wait, "se_engine_ns": qs.Phases.Engine,
-			"se_notify_ns": qs.Phases.Notify,
+			"se_notify_ns":     qs.Phases.Notify,
 			"ae_phase_samples": as.Phases.Samples, "ae_submit_ns": as.Phases.Submit,
 			"ae_wait_ns": as.Phases.Wait, "ae_engine_ns": as.Phases.Engine,
 			"ae_notify_ns": as.Phases.Notify,
