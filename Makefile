@@ -18,7 +18,7 @@ PROV_HDR := $(wildcard provider/*.h)
 GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -name '*_test.go') go.mod
 TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test $(BUILD)/stitched_test
 
-.PHONY: all test unit ctest itest demo install bench deps vet clean
+.PHONY: all test unit ctest itest demo install bench bench-quick bench-detail deps vet clean
 
 all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so
 
@@ -46,7 +46,7 @@ deps:
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
-	$(GO) vet ./cptdrv/... ./simulator/... ./dispatch/... ./stats/... ./provider/...
+	$(GO) vet ./cptdrv/... ./simulator/... ./dispatch/... ./stats/... ./provider/... ./internal/... ./bench/...
 
 unit:
 	tests/run.sh go
@@ -69,7 +69,23 @@ install: all
 	install -d $(DESTDIR)$(MODULESDIR)
 	install -m 0755 $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(DESTDIR)$(MODULESDIR)/
 
-bench: all $(BUILD)/bench_fibercall $(BUILD)/bench_ops $(BUILD)/bench_stitched
+# The report: cptprov against the default provider, tables and charts in
+# bench/results/<date>-<host>/ (about 30 minutes).
+bench: all $(BUILD)/bench_ops $(BUILD)/cptbench
+	$(BUILD)/cptbench
+
+# The same, short and on a subset (under two minutes): make test runs it
+# and checks that the report and charts come out whole.
+bench-quick: all $(BUILD)/bench_ops $(BUILD)/cptbench
+	rm -rf $(BUILD)/bench-quick
+	$(BUILD)/cptbench -quick -out $(BUILD)/bench-quick
+	$(BUILD)/cptbench -check $(BUILD)/bench-quick
+
+$(BUILD)/cptbench: $(GO_SRC) | $(BUILD)
+	$(GO) build -o $@ ./bench/cptbench
+
+# The older, finer-grained benchmarks: crossovers, record paths, fibers.
+bench-detail: all $(BUILD)/bench_fibercall $(BUILD)/bench_stitched
 	$(BUILD)/bench_fibercall --provider-path $(BUILD)
 	tests/bench.sh
 	tests/bench.sh -b "1024 16384" -a 8 aes-256-gcm

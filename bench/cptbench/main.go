@@ -1,0 +1,136 @@
+// Command cptbench measures cptprov against OpenSSL's default provider on
+// this machine, side by side in the same run and interleaved, and writes a
+// report with charts to bench/results/<date>-<host>/ (report.md, *.png).
+//
+// It drives `openssl speed -elapsed -mr` and the project's C harness
+// build/bench_ops as child processes: it is never loaded into an OpenSSL
+// process itself (a Go program with cgo must not share a process with the
+// provider's Go runtime).
+//
+//	cptbench [-quick] [-runs N] [-out DIR]   measure and write the report
+//	cptbench -check DIR                      verify a report and its charts
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// config says what to measure and how long.
+type config struct {
+	quick   bool
+	runs    int
+	seconds int
+	root    string // the checkout: build/ holds the provider and harnesses
+	out     string
+	pkAlgs  []string
+	jobs    []int
+	procs   []int
+	ciphers []string
+	digests []string
+	sizes   []int
+	opsAlgs []string
+}
+
+func main() {
+	quick := flag.Bool("quick", false, "short durations and a subset (a smoke test: under two minutes)")
+	runs := flag.Int("runs", 3, "runs per point (the report shows their median and spread)")
+	out := flag.String("out", "", "output directory (default bench/results/<date>-<host>)")
+	check := flag.String("check", "", "verify the report and charts in this directory and exit")
+	flag.Parse()
+	if *check != "" {
+		if err := checkReport(*check); err != nil {
+			fmt.Fprintln(os.Stderr, "cptbench:", err)
+			os.Exit(1)
+		}
+		fmt.Println("cptbench: report and charts in", *check, "are complete")
+		return
+	}
+	root, err := findRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cptbench:", err)
+		os.Exit(1)
+	}
+	cfg := fullConfig(root, *runs)
+	if *quick {
+		cfg = quickConfig(root)
+	}
+	cfg.out = *out
+	if cfg.out == "" {
+		host, _ := os.Hostname()
+		cfg.out = filepath.Join(root, "bench", "results", time.Now().Format("2006-01-02")+"-"+host)
+	}
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "cptbench:", err)
+		os.Exit(1)
+	}
+	b := &bench{cfg: cfg}
+	rep, err := b.measure()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cptbench:", err)
+		os.Exit(1)
+	}
+	if err := rep.write(cfg.out); err != nil {
+		fmt.Fprintln(os.Stderr, "cptbench:", err)
+		os.Exit(1)
+	}
+	fmt.Println("cptbench: report in", filepath.Join(cfg.out, "report.md"))
+}
+
+func fullConfig(root string, runs int) config {
+	procs := []int{}
+	for p := 1; p <= runtime.NumCPU(); p++ {
+		procs = append(procs, p)
+	}
+	return config{
+		runs: max(runs, 3), seconds: 1, root: root,
+		pkAlgs: []string{"rsa2048", "rsa4096", "ecdsap256", "ecdsap384", "ecdhp256", "ecdhx25519"},
+		jobs:   []int{1, 4, 16, 64},
+		procs:  procs,
+		ciphers: []string{"aes-128-gcm", "aes-256-gcm", "aes-128-cbc", "aes-256-cbc", "aes-128-ctr",
+			"aes-256-ctr", "des-ede3-cbc", "chacha20", "chacha20-poly1305", "aes-128-cbc-hmac-sha1",
+			"aes-256-cbc-hmac-sha1", "aes-128-cbc-hmac-sha256", "aes-256-cbc-hmac-sha256"},
+		digests: []string{"sha1", "sha224", "sha256", "sha384", "sha512", "sha512-224", "sha512-256"},
+		sizes:   []int{16, 64, 256, 1024, 8192, 16384, 65536},
+		opsAlgs: []string{"rsa2048", "ecdsap256"},
+	}
+}
+
+// quickConfig is the smoke test's subset: one run of one second per point.
+func quickConfig(root string) config {
+	return config{
+		quick: true, runs: 1, seconds: 1, root: root,
+		pkAlgs:  []string{"rsa2048", "ecdsap256"},
+		jobs:    []int{16},
+		procs:   []int{1},
+		ciphers: []string{"aes-128-gcm"},
+		digests: []string{"sha256"},
+		sizes:   []int{64, 16384},
+		opsAlgs: []string{"rsa2048"},
+	}
+}
+
+// findRoot is the checkout holding build/cptprov.so: the working
+// directory or one of its parents.
+func findRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "build", "cptprov.so")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no build/cptprov.so in %s or above: run make first", dir)
+		}
+	}
+}
+
+// title is a speed algorithm name as the report shows it.
+func title(alg string) string { return strings.ToUpper(alg) }

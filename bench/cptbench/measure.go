@@ -1,0 +1,429 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The two sides of every comparison.
+const (
+	dflt = "default"
+	cpt  = "cptprov"
+)
+
+// bench runs the measurements and remembers every command it ran.
+type bench struct {
+	cfg  config
+	cmds []string
+	seen map[string]bool
+}
+
+// Keys of the measured points.
+type (
+	pkKey struct {
+		alg, op     string // op: sign, verify, derive
+		jobs, procs int    // jobs 0: synchronous; procs 0: one process without -multi
+	}
+	symKey struct {
+		alg         string
+		size, procs int
+	}
+	opsKey struct {
+		alg, prov string
+		jobs      int
+	}
+)
+
+// pair is one point measured through both providers.
+type pair struct{ def, cpt point }
+
+// opsPoint is what bench_ops reports for a configuration.
+type opsPoint struct{ rate, cpuUs point }
+
+// split is where a sampled operation spent its time, in µs per operation.
+type split struct {
+	name                         string
+	samples                      uint64
+	submit, wait, engine, notify float64
+}
+
+// report is everything measured, ready to be written.
+type report struct {
+	cfg   config
+	env   [][2]string
+	cmds  []string
+	pk    map[pkKey]*pair
+	sym   map[symKey]*pair
+	ops   map[opsKey]*opsPoint
+	split []split
+	notes []string
+}
+
+func (b *bench) measure() (*report, error) {
+	b.seen = map[string]bool{}
+	r := &report{cfg: b.cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}}
+	r.env = environment()
+	steps := []struct {
+		name string
+		fn   func(*report) error
+	}{
+		{"public key, synchronous and asynchronous", b.publicKey},
+		{"public key, processes", b.processes},
+		{"ciphers and digests against block size", b.symmetric},
+		{"AES-256-GCM against processes", b.gcmProcesses},
+		{"calling thread's CPU per operation", b.threadCPU},
+		{"time split", b.timeSplit},
+	}
+	for _, s := range steps {
+		t0 := time.Now()
+		fmt.Fprintf(os.Stderr, "cptbench: %s...\n", s.name)
+		if err := s.fn(r); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		fmt.Fprintf(os.Stderr, "cptbench: %s done in %.0f s\n", s.name, time.Since(t0).Seconds())
+	}
+	r.notes = append(r.notes, "TLS handshakes/s and bulk MB/s through nginx and haproxy: skipped, "+
+		"the server integration (issue 6) does not exist yet.")
+	r.cmds = b.cmds
+	return r, nil
+}
+
+// run executes a command with a time limit and returns its output.
+func (b *bench) run(env []string, name string, args ...string) (string, error) {
+	shown := strings.Join(append([]string{name}, args...), " ")
+	shown = strings.ReplaceAll(shown, b.cfg.root+"/", "")
+	if len(env) > 0 {
+		shown = strings.Join(env, " ") + " " + shown
+	}
+	if !b.seen[shown] {
+		b.seen[shown] = true
+		b.cmds = append(b.cmds, shown)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = b.cfg.root
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("%s: %w", shown, err)
+	}
+	return string(out), nil
+}
+
+// speed runs openssl speed through one provider.
+func (b *bench) speed(prov string, args ...string) (speedResult, error) {
+	a := []string{"speed"}
+	if prov == cpt {
+		a = append(a, "-provider-path", filepath.Join(b.cfg.root, "build"), "-provider", "cptprov",
+			"-provider", "default", "-propquery", "provider=cptprov")
+	}
+	a = append(a, "-mr", "-elapsed", "-seconds", strconv.Itoa(b.cfg.seconds))
+	out, err := b.run(nil, "openssl", append(a, args...)...)
+	if err != nil {
+		return speedResult{}, err
+	}
+	return parseSpeed(out)
+}
+
+// both runs the same speed arguments through both providers, alternating,
+// cfg.runs times, and hands each result to add.
+func (b *bench) both(args []string, add func(prov string, r speedResult)) error {
+	for i := 0; i < b.cfg.runs; i++ {
+		for _, prov := range []string{dflt, cpt} {
+			r, err := b.speed(prov, args...)
+			if err != nil {
+				return err
+			}
+			add(prov, r)
+		}
+	}
+	return nil
+}
+
+func (p *pair) add(prov string, v float64) {
+	if prov == dflt {
+		p.def = append(p.def, v)
+	} else {
+		p.cpt = append(p.cpt, v)
+	}
+}
+
+func getPair[K comparable](m map[K]*pair, k K) *pair {
+	p := m[k]
+	if p == nil {
+		p = &pair{}
+		m[k] = p
+	}
+	return p
+}
+
+func (b *bench) addPK(r *report, alg string, jobs, procs int) func(string, speedResult) {
+	return func(prov string, s speedResult) {
+		v, ok := s.pk[alg]
+		if !ok {
+			return
+		}
+		if strings.HasPrefix(alg, "ecdh") {
+			getPair(r.pk, pkKey{alg, "derive", jobs, procs}).add(prov, v[0])
+			return
+		}
+		getPair(r.pk, pkKey{alg, "sign", jobs, procs}).add(prov, v[0])
+		getPair(r.pk, pkKey{alg, "verify", jobs, procs}).add(prov, v[1])
+	}
+}
+
+func (b *bench) publicKey(r *report) error {
+	for _, alg := range b.cfg.pkAlgs {
+		for _, jobs := range append([]int{0}, b.cfg.jobs...) {
+			args := []string{alg}
+			if jobs > 0 {
+				args = []string{"-async_jobs", strconv.Itoa(jobs), alg}
+			}
+			if err := b.both(args, b.addPK(r, alg, jobs, 0)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (b *bench) processes(r *report) error {
+	for _, alg := range b.cfg.pkAlgs {
+		for _, p := range b.cfg.procs {
+			if err := b.both([]string{"-multi", strconv.Itoa(p), alg}, b.addPK(r, alg, 0, p)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (b *bench) addSym(r *report, procs int) func(string, speedResult) {
+	return func(prov string, s speedResult) {
+		for name, bySize := range s.sym {
+			for size, v := range bySize {
+				getPair(r.sym, symKey{strings.ToLower(name), size, procs}).add(prov, v)
+			}
+		}
+	}
+}
+
+func (b *bench) symmetric(r *report) error {
+	// openssl speed's own list of sizes in one run, the others one by one.
+	own := map[int]bool{16: true, 64: true, 256: true, 1024: true, 8192: true, 16384: true}
+	all := true
+	for _, s := range b.cfg.sizes {
+		all = all && own[s]
+	}
+	for _, alg := range append(append([]string(nil), b.cfg.ciphers...), b.cfg.digests...) {
+		var runs [][]string
+		if !b.cfg.quick && len(b.cfg.sizes) > 1 {
+			runs = append(runs, []string{"-evp", alg})
+		}
+		for _, s := range b.cfg.sizes {
+			if b.cfg.quick || !own[s] || all && len(runs) == 0 {
+				runs = append(runs, []string{"-bytes", strconv.Itoa(s), "-evp", alg})
+			}
+		}
+		for _, args := range runs {
+			if err := b.both(args, b.addSym(r, 0)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (b *bench) gcmProcesses(r *report) error {
+	for _, p := range b.cfg.procs {
+		args := []string{"-multi", strconv.Itoa(p), "-bytes", "16384", "-evp", "aes-256-gcm"}
+		if err := b.both(args, b.addSym(r, p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchOps runs build/bench_ops and returns its key=value line.
+func (b *bench) benchOps(prov, alg string, jobs int, extra ...string) (map[string]string, error) {
+	args := append([]string{"--provider", prov, "--provider-path", filepath.Join(b.cfg.root, "build"),
+		"--alg", alg, "--jobs", strconv.Itoa(jobs), "--seconds", strconv.Itoa(b.cfg.seconds)}, extra...)
+	out, err := b.run(nil, filepath.Join(b.cfg.root, "build", "bench_ops"), args...)
+	if err != nil {
+		return nil, err
+	}
+	kv := map[string]string{}
+	for _, f := range strings.Fields(out) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			kv[k] = v
+		}
+	}
+	if kv["ops_per_s"] == "" || kv["cpu_us_per_op"] == "" {
+		return nil, fmt.Errorf("bench_ops printed %q", out)
+	}
+	return kv, nil
+}
+
+// threadCPU: the default provider synchronously, cptprov synchronously and
+// in 16 ASYNC jobs.
+func (b *bench) threadCPU(r *report) error {
+	type cfg struct {
+		prov string
+		jobs int
+	}
+	for _, alg := range b.cfg.opsAlgs {
+		for i := 0; i < b.cfg.runs; i++ {
+			for _, c := range []cfg{{dflt, 0}, {cpt, 0}, {cpt, 16}} {
+				kv, err := b.benchOps(c.prov, alg, c.jobs)
+				if err != nil {
+					return err
+				}
+				k := opsKey{alg, c.prov, c.jobs}
+				p := r.ops[k]
+				if p == nil {
+					p = &opsPoint{}
+					r.ops[k] = p
+				}
+				rate, _ := strconv.ParseFloat(kv["ops_per_s"], 64)
+				cpu, _ := strconv.ParseFloat(kv["cpu_us_per_op"], 64)
+				p.rate = append(p.rate, rate)
+				p.cpuUs = append(p.cpuUs, cpu)
+			}
+		}
+	}
+	return nil
+}
+
+// timeSplit reads the phases the driver samples (one request in 64) from
+// the statistics file of a run with a stats_dir.
+func (b *bench) timeSplit(r *report) error {
+	dir, err := os.MkdirTemp("", "cptbench-stats")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	for _, alg := range b.cfg.opsAlgs {
+		for _, jobs := range []int{0, 16} {
+			sub := filepath.Join(dir, fmt.Sprintf("%s-%d", alg, jobs))
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				return err
+			}
+			if _, err := b.benchOps(cpt, alg, jobs, "--stats-dir", sub); err != nil {
+				return err
+			}
+			mode := "synchronous"
+			if jobs > 0 {
+				mode = fmt.Sprintf("%d ASYNC jobs", jobs)
+			}
+			s, err := readSplit(sub, "ae", fmt.Sprintf("%s sign, %s", alg, mode))
+			if err != nil {
+				return err
+			}
+			r.split = append(r.split, s)
+		}
+	}
+	// A symmetric operation: openssl speed under a configuration file.
+	sub := filepath.Join(dir, "gcm")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		return err
+	}
+	conf := filepath.Join(dir, "openssl.cnf")
+	if err := os.WriteFile(conf, []byte(opensslConf(b.cfg.root, sub)), 0o644); err != nil {
+		return err
+	}
+	if _, err := b.run([]string{"OPENSSL_CONF=" + conf}, "openssl", "speed", "-elapsed", "-seconds",
+		strconv.Itoa(b.cfg.seconds), "-bytes", "16384", "-evp", "aes-256-gcm"); err != nil {
+		return err
+	}
+	s, err := readSplit(sub, "se", "AES-256-GCM 16 KiB update, synchronous")
+	if err != nil {
+		return err
+	}
+	r.split = append(r.split, s)
+	return nil
+}
+
+// opensslConf loads cptprov with a stats_dir and prefers it.
+func opensslConf(root, statsDir string) string {
+	return fmt.Sprintf(`openssl_conf = openssl_init
+[openssl_init]
+providers = provider_sect
+alg_section = algorithm_sect
+[provider_sect]
+default = default_sect
+cptprov = cptprov_sect
+[default_sect]
+activate = 1
+[cptprov_sect]
+module = %s
+activate = 1
+stats_dir = %s
+[algorithm_sect]
+default_properties = ?provider=cptprov
+`, filepath.Join(root, "build", "cptprov.so"), statsDir)
+}
+
+// readSplit takes the phases of queue q ("ae" or "se") from the statistics
+// file with the most samples in dir.
+func readSplit(dir, q, name string) (split, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	best := split{name: name}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var snap struct {
+			Device map[string]uint64 `json:"device"`
+		}
+		if json.Unmarshal(data, &snap) != nil {
+			continue
+		}
+		d := snap.Device
+		n := d[q+"_phase_samples"]
+		if n <= best.samples {
+			continue
+		}
+		us := func(k string) float64 { return float64(d[q+"_"+k+"_ns"]) / float64(n) / 1000 }
+		best = split{name, n, us("submit"), us("wait"), us("engine"), us("notify")}
+	}
+	if best.samples == 0 {
+		return best, fmt.Errorf("no phase samples for %s in %s (%d files)", name, dir, len(files))
+	}
+	return best, nil
+}
+
+// environment describes the machine and the software measured.
+func environment() [][2]string {
+	cpu := "unknown"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	ver, _ := exec.Command("openssl", "version").Output()
+	commit, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	host, _ := os.Hostname()
+	env := [][2]string{
+		{"date", time.Now().UTC().Format("2006-01-02 15:04 UTC")},
+		{"host", host},
+		{"CPU", cpu},
+		{"logical CPUs", strconv.Itoa(runtime.NumCPU())},
+		{"OpenSSL", strings.TrimSpace(string(ver))},
+		{"Go", runtime.Version()},
+		{"cptprov commit", strings.TrimSpace(string(commit))},
+	}
+	return env
+}

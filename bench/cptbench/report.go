@@ -1,0 +1,284 @@
+package main
+
+import (
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// The issues' performance targets the report checks.
+type target struct {
+	what  string
+	want  float64 // the ratio must be at least this
+	got   float64
+	why   string // when missed
+	where string
+}
+
+func (r *report) write(dir string) error {
+	charts, err := r.charts(dir)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	w("# cptprov against OpenSSL's default provider\n\n")
+	w("Measured by `cptbench` (`make bench`%s): every point runs through both providers in the same\n", map[bool]string{true: ", quick mode", false: ""}[r.cfg.quick])
+	w("run, alternating, %d time(s); tables show the median and the spread (half the range, relative\n", r.cfg.runs)
+	w("to the median) of cptprov's runs. Ratios are cptprov / default: above 1, cptprov is faster.\n\n")
+	w("| | |\n|---|---|\n")
+	for _, e := range r.env {
+		w("| %s | %s |\n", e[0], e[1])
+	}
+	w("\n## Headline\n\n")
+	r.headline(w)
+	w("\n## Targets\n\n| target | wanted | measured | |\n|---|---:|---:|---|\n")
+	for _, t := range r.targets() {
+		verdict := "met"
+		if math.IsNaN(t.got) {
+			verdict = "not measured in this run"
+		} else if t.got < t.want {
+			verdict = "missed: " + t.why
+		}
+		w("| %s | %s | %s | %s |\n", t.what, fmtRatio(t.want), fmtRatio(t.got), verdict)
+	}
+	w("\n## Public key: operations per second\n\n")
+	w("Synchronous (one process, `openssl speed -elapsed ALG`) and with `-async_jobs N` (one\n")
+	w("process; the default provider never pauses a job, so it stays at its synchronous speed).\n\n")
+	w("| algorithm | operation | mode | default ops/s | cptprov ops/s | ratio | spread |\n|---|---|---|---:|---:|---:|---:|\n")
+	for _, k := range r.pkKeys(func(k pkKey) bool { return k.procs == 0 }) {
+		p := r.pk[k]
+		mode := "sync"
+		if k.jobs > 0 {
+			mode = fmt.Sprintf("async %d", k.jobs)
+		}
+		w("| %s | %s | %s | %.0f | %.0f | %s | ±%.0f%% |\n", k.alg, k.op, mode, p.def.median(), p.cpt.median(), fmtRatio(ratio(p.cpt, p.def)), 100*p.cpt.spread())
+	}
+	w("\nAgainst the number of processes (`openssl speed -multi P`, synchronous):\n\n")
+	w("| algorithm | operation | processes | default ops/s | cptprov ops/s | ratio | spread |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, k := range r.pkKeys(func(k pkKey) bool { return k.procs > 0 }) {
+		p := r.pk[k]
+		w("| %s | %s | %d | %.0f | %.0f | %s | ±%.0f%% |\n", k.alg, k.op, k.procs, p.def.median(), p.cpt.median(), fmtRatio(ratio(p.cpt, p.def)), 100*p.cpt.spread())
+	}
+	w("\n## Ciphers and digests: MB/s against block size\n\n")
+	w("`openssl speed -elapsed -evp ALG` (one process, synchronous; each operation of a digest is a\n")
+	w("whole message, of a cipher one update of a long stream).\n\n")
+	w("| algorithm | bytes | default MB/s | cptprov MB/s | ratio | spread |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, k := range r.symKeys(func(k symKey) bool { return k.procs == 0 }) {
+		p := r.sym[k]
+		w("| %s | %d | %.0f | %.0f | %s | ±%.0f%% |\n", title(k.alg), k.size, p.def.median()/1e6, p.cpt.median()/1e6, fmtRatio(ratio(p.cpt, p.def)), 100*p.cpt.spread())
+	}
+	w("\nAES-256-GCM at 16 KiB against the number of processes (`-multi P`):\n\n")
+	w("| processes | default MB/s | cptprov MB/s | ratio | spread |\n|---:|---:|---:|---:|---:|\n")
+	for _, k := range r.symKeys(func(k symKey) bool { return k.procs > 0 }) {
+		p := r.sym[k]
+		w("| %d | %.0f | %.0f | %s | ±%.0f%% |\n", k.procs, p.def.median()/1e6, p.cpt.median()/1e6, fmtRatio(ratio(p.cpt, p.def)), 100*p.cpt.spread())
+	}
+	w("\n## The calling thread's CPU per operation\n\n")
+	w("`build/bench_ops`: signatures through EVP for %d s, the calling thread's CPU time\n", r.cfg.seconds)
+	w("(`CLOCK_THREAD_CPUTIME_ID`) over the operations done. In ASYNC jobs cptprov's thread submits,\n")
+	w("pauses and sleeps in `poll()` while the engines work: what it saves is CPU the application keeps.\n\n")
+	w("| algorithm | provider | mode | ops/s | thread CPU µs/op | spread |\n|---|---|---|---:|---:|---:|\n")
+	for _, k := range r.opsKeys() {
+		p := r.ops[k]
+		mode := "sync"
+		if k.jobs > 0 {
+			mode = fmt.Sprintf("async %d", k.jobs)
+		}
+		w("| %s | %s | %s | %.0f | %.1f | ±%.0f%% |\n", k.alg, k.prov, mode, p.rate.median(), p.cpuUs.median(), 100*p.cpuUs.spread())
+	}
+	w("\n## Where an operation's time goes\n\n")
+	w("The driver times one request in 64 (cptdrv.Phases, in the statistics file): the driver's\n")
+	w("submission (the instruction and its result slot into the ring; operands stay where they are,\n")
+	w("the engines read and write them in place, so there is no other data copy), the wait in the\n")
+	w("queue until an engine starts, the engine's work, and the completion reaching the submitter\n")
+	w("(a synchronous waiter awake, or an ASYNC job's callback done, eventfd written). In µs per operation:\n\n")
+	w("| operation | samples | submit | queue wait | engine | completion | engine share |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for i, s := range r.split {
+		tot := s.submit + s.wait + s.engine + s.notify
+		w("| (%d) %s | %d | %.2f | %.2f | %.2f | %.2f | %.0f%% |\n", i+1, s.name, s.samples, s.submit, s.wait, s.engine, s.notify, 100*s.engine/tot)
+	}
+	w("\n## Charts\n\n")
+	for _, c := range charts {
+		w("![%s](%s)\n\n", c.title, c.file)
+	}
+	w("## Notes\n\n")
+	for _, n := range r.notes {
+		w("- %s\n", n)
+	}
+	w("\n## Commands\n\n```\n")
+	for _, c := range r.cmds {
+		w("%s\n", c)
+	}
+	w("```\n")
+	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(b.String()), 0o644)
+}
+
+// headline: the figures a reader looks for first.
+func (r *report) headline(w func(string, ...any)) {
+	w("| measure | default | cptprov | ratio |\n|---|---:|---:|---:|\n")
+	for _, alg := range []string{"rsa2048", "ecdsap256"} {
+		s, a := r.pk[pkKey{alg, "sign", 0, 0}], r.pk[pkKey{alg, "sign", 16, 0}]
+		if s != nil && a != nil {
+			w("| %s sign/s, cptprov in 16 ASYNC jobs vs default synchronous | %.0f | %.0f | %s |\n", alg, s.def.median(), a.cpt.median(), fmtRatio(ratio(a.cpt, s.def)))
+		}
+		d, c := r.ops[opsKey{alg, dflt, 0}], r.ops[opsKey{alg, cpt, 16}]
+		if d != nil && c != nil {
+			w("| %s sign: calling thread's CPU µs per operation (async 16) | %.1f | %.1f | %.1fx less |\n", alg, d.cpuUs.median(), c.cpuUs.median(), d.cpuUs.median()/c.cpuUs.median())
+		}
+	}
+	for _, alg := range []string{"aes-256-gcm", "chacha20-poly1305", "aes-128-cbc", "sha256"} {
+		if p := r.sym[symKey{alg, 16384, 0}]; p != nil {
+			w("| %s MB/s at 16 KiB | %.0f | %.0f | %s |\n", title(alg), p.def.median()/1e6, p.cpt.median()/1e6, fmtRatio(ratio(p.cpt, p.def)))
+		}
+	}
+}
+
+func (r *report) targets() []target {
+	var t []target
+	sign := func(alg string, want float64, why string) {
+		s, a := r.pk[pkKey{alg, "sign", 0, 0}], r.pk[pkKey{alg, "sign", 16, 0}]
+		got := math.NaN()
+		if s != nil && a != nil {
+			got = ratio(a.cpt, s.def)
+		}
+		t = append(t, target{what: alg + " sign, cptprov async 16 / default sync", want: want, got: got, why: why})
+	}
+	sign("rsa2048", 1.7, "the engines share the machine's cores with the calling process; see the time split")
+	sign("ecdsap256", 1.5, "the engines share the machine's cores with the calling process; see the time split")
+	if d, c := r.ops[opsKey{"rsa2048", dflt, 0}], r.ops[opsKey{"rsa2048", cpt, 16}]; d != nil && c != nil {
+		t = append(t, target{what: "rsa2048 sign: calling thread's CPU, default sync / cptprov async 16", want: 6, got: ratio(d.cpuUs, c.cpuUs), why: "per-job overhead of ASYNC"})
+	}
+	for _, k := range r.symKeys(func(k symKey) bool { return k.procs == 0 && (k.size == 64 || k.size == 16384) }) {
+		want, why := 0.9, "the device's fixed cost per operation (ring, call into Go) against OpenSSL's inline code"
+		if k.size == 64 {
+			want, why = 0.7, "the CPU path's per-call overhead (EVP through a twin context)"
+		}
+		t = append(t, target{what: fmt.Sprintf("%s at %d bytes", title(k.alg), k.size), want: want, got: ratio(r.sym[k].cpt, r.sym[k].def), why: why})
+	}
+	return t
+}
+
+func (r *report) pkKeys(keep func(pkKey) bool) []pkKey {
+	var ks []pkKey
+	for k := range r.pk {
+		if keep(k) {
+			ks = append(ks, k)
+		}
+	}
+	order := map[string]int{}
+	for i, a := range r.cfg.pkAlgs {
+		order[a] = i
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		if a.alg != b.alg {
+			return order[a.alg] < order[b.alg]
+		}
+		if a.op != b.op {
+			return a.op < b.op // derive, sign, verify
+		}
+		if a.procs != b.procs {
+			return a.procs < b.procs
+		}
+		return a.jobs < b.jobs
+	})
+	return ks
+}
+
+func (r *report) symKeys(keep func(symKey) bool) []symKey {
+	var ks []symKey
+	for k := range r.sym {
+		if keep(k) {
+			ks = append(ks, k)
+		}
+	}
+	order := map[string]int{}
+	for i, a := range append(append([]string(nil), r.cfg.ciphers...), r.cfg.digests...) {
+		order[a] = i + 1
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		if a.alg != b.alg {
+			if order[a.alg] != order[b.alg] {
+				return order[a.alg] < order[b.alg]
+			}
+			return a.alg < b.alg
+		}
+		if a.procs != b.procs {
+			return a.procs < b.procs
+		}
+		return a.size < b.size
+	})
+	return ks
+}
+
+func (r *report) opsKeys() []opsKey {
+	var ks []opsKey
+	for k := range r.ops {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		if a.alg != b.alg {
+			return a.alg > b.alg // rsa before ecdsa
+		}
+		if a.prov != b.prov {
+			return a.prov > b.prov // default first
+		}
+		return a.jobs < b.jobs
+	})
+	return ks
+}
+
+func fmtRatio(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2fx", v)
+}
+
+// checkReport verifies that dir holds a report with its sections and
+// tables, and that every chart it shows exists and decodes as a PNG of a
+// legible size.
+func checkReport(dir string) error {
+	data, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		return err
+	}
+	text := string(data)
+	for _, h := range []string{"## Headline", "## Targets", "## Public key", "## Ciphers and digests",
+		"## The calling thread's CPU", "## Where an operation's time goes", "## Charts", "## Commands"} {
+		if !strings.Contains(text, h) {
+			return fmt.Errorf("report.md has no section %q", h)
+		}
+	}
+	rows := regexp.MustCompile(`(?m)^\| [a-zA-Z0-9].*\| [0-9.]+x \|`).FindAllString(text, -1)
+	if len(rows) < 3 {
+		return fmt.Errorf("report.md has %d table rows with a ratio, want at least 3", len(rows))
+	}
+	imgs := regexp.MustCompile(`!\[[^]]*\]\(([^)]+\.png)\)`).FindAllStringSubmatch(text, -1)
+	if len(imgs) < 4 {
+		return fmt.Errorf("report.md shows %d charts, want at least 4", len(imgs))
+	}
+	for _, m := range imgs {
+		f, err := os.Open(filepath.Join(dir, m[1]))
+		if err != nil {
+			return err
+		}
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", m[1], err)
+		}
+		if cfg.Width < 400 || cfg.Height < 300 {
+			return fmt.Errorf("%s is %dx%d pixels, too small to read", m[1], cfg.Width, cfg.Height)
+		}
+	}
+	return nil
+}
