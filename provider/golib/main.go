@@ -55,6 +55,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -185,7 +186,18 @@ func cptgo_start(cfg *C.struct_cpt_config, st *C.struct_cpt_status) (rc C.int) {
 	return C.CPT_OK
 }
 
+// hostPs is how many Ps beyond the CPUs the runtime gets. A host thread
+// that calls into Go (every offloaded operation) needs a free P, and the
+// engine goroutines can hold one per CPU; without spare Ps the host waits
+// for an engine to give one up (up to the 20 µs the runtime lets a cgo call
+// keep its P). Measured on 2 CPUs, RSA-2048 signatures in 16 ASYNC jobs:
+// 4900/s with 2 Ps, 6400/s with 4; synchronous rates unchanged.
+const hostPs = 2
+
 func startProcess(cfg *C.struct_cpt_config) (*process, error) {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.NumCPU() + hostPs)
+	}
 	simCfg := simulator.Config{SEEngines: int(cfg.se_engines), AEEngines: int(cfg.ae_engines)}
 	dev := simulator.New(simCfg)
 	if cfg.faults != nil {
