@@ -83,21 +83,12 @@ func (c *aeadCore) sync() (finalDone bool) {
 	return finalDone
 }
 
-// setKey installs a key; re-keying with the same key (openssl speed does it
-// for every message) keeps the device's expanded copy.
+// setKey checks and installs a key.
 func (c *aeadCore) setKey(env *Env, a aeadAlg, key []byte) *Error {
 	if len(key) != a.keyLen {
 		return errorf(ReasonInvalidKeyLength, "invalid key length %d for %s (need %d)", len(key), a.name, a.keyLen)
 	}
-	if !(c.keySet && int(c.dev.KeyLen) == len(key) && equalKeys(c.dev.Key[:len(key)], key)) {
-		if c.dev.KeyID != 0 && env.Forget != nil {
-			env.Forget(c.dev.KeyID)
-		}
-		clear(c.dev.Key[:])
-		copy(c.dev.Key[:], key)
-		c.dev.KeyLen = uint32(len(key))
-		c.dev.KeyID = env.newKeyID()
-	}
+	installKey(env, &c.dev, c.keySet, key)
 	c.keySet = true
 	c.tlsEncRecords = 0
 	return nil

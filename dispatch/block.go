@@ -94,16 +94,7 @@ func (b blockCipher) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, key
 		if len(key) != b.keyLen {
 			return errorf(ReasonInvalidKeyLength, "invalid key length %d for %s (need %d)", len(key), b.name, b.keyLen)
 		}
-		// Re-keying with the same key keeps the device's expanded copy.
-		if !(c.keySet && int(c.dev.KeyLen) == len(key) && equalKeys(c.dev.Key[:len(key)], key)) {
-			if c.dev.KeyID != 0 && env.Forget != nil {
-				env.Forget(c.dev.KeyID)
-			}
-			clear(c.dev.Key[:])
-			copy(c.dev.Key[:], key)
-			c.dev.KeyLen = uint32(len(key))
-			c.dev.KeyID = env.newKeyID()
-		}
+		installKey(env, &c.dev, c.keySet, key)
 		c.keySet = true
 	}
 	return b.SetCtxParams(env, st, params)
@@ -467,6 +458,22 @@ func (b blockCipher) ImportStream(env *Env, st unsafe.Pointer, s StreamState) *E
 		err = errorf(ReasonInternal, "regenerating the keystream block")
 	}
 	return err
+}
+
+// installKey puts key into a device context. Re-keying with the same key
+// (openssl speed does it for every message) keeps the device's expanded
+// copy; a new key gets a new identity, and the old one is forgotten.
+func installKey(env *Env, dev *cptdrv.CipherContext, had bool, key []byte) {
+	if had && int(dev.KeyLen) == len(key) && equalKeys(dev.Key[:len(key)], key) {
+		return
+	}
+	if dev.KeyID != 0 && env.Forget != nil {
+		env.Forget(dev.KeyID)
+	}
+	clear(dev.Key[:])
+	copy(dev.Key[:], key)
+	dev.KeyLen = uint32(len(key))
+	dev.KeyID = env.newKeyID()
 }
 
 // decrementCounter subtracts 1 from a big-endian counter block.

@@ -52,19 +52,7 @@ func gcmStream(t *testing.T, q *cptdrv.Queue, async bool, key, iv, aad, msg []by
 	exec := func(inst cptdrv.Instruction) cptdrv.Result {
 		inst.Op = cptdrv.Op(cptdrv.MajorFC, cptdrv.MinorEnc)
 		inst.Param1 = cptdrv.CipherAESGCM
-		inst.CPtr = cptdrv.Addr(ctxMem)
-		if !async {
-			res, err := q.Do(&inst)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return res
-		}
-		ch := make(chan cptdrv.Result, 1)
-		if err := q.Submit(&inst, func(r cptdrv.Result) { ch <- r }); err != nil {
-			t.Fatal(err)
-		}
-		return <-ch
+		return fcExec(t, q, async, ctxMem, inst)
 	}
 	flags := cptdrv.FlagStart
 	for off := 0; off < len(aad); {

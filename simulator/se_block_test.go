@@ -38,19 +38,7 @@ func blockStream(t *testing.T, q *cptdrv.Queue, cipherID uint16, enc, async, inP
 	exec := func(inst cptdrv.Instruction) cptdrv.Result {
 		inst.Op = cptdrv.Op(cptdrv.MajorFC, minor)
 		inst.Param1 = cipherID
-		inst.CPtr = cptdrv.Addr(ctxMem)
-		if !async {
-			res, err := q.Do(&inst)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return res
-		}
-		ch := make(chan cptdrv.Result, 1)
-		if err := q.Submit(&inst, func(r cptdrv.Result) { ch <- r }); err != nil {
-			t.Fatal(err)
-		}
-		return <-ch
+		return fcExec(t, q, async, ctxMem, inst)
 	}
 	unit := 1
 	switch cipherID {

@@ -9,6 +9,7 @@
 //
 //	cptbench [-quick] [-runs N] [-out DIR]   measure and write the report
 //	cptbench -check DIR                      verify a report and its charts
+//	cptbench -render DIR                     draw them again from DIR/data.json
 package main
 
 import (
@@ -42,7 +43,19 @@ func main() {
 	runs := flag.Int("runs", 3, "runs per point (the report shows their median and spread)")
 	out := flag.String("out", "", "output directory (default bench/results/<date>-<host>)")
 	check := flag.String("check", "", "verify the report and charts in this directory and exit")
+	render := flag.String("render", "", "draw the report and charts again from this directory's data.json and exit")
 	flag.Parse()
+	if *render != "" {
+		r, err := loadReport(*render)
+		if err == nil {
+			err = r.write(*render)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cptbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *check != "" {
 		if err := checkReport(*check); err != nil {
 			fmt.Fprintln(os.Stderr, "cptbench:", err)
