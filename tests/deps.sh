@@ -8,6 +8,11 @@ command -v make >/dev/null || need+=(make)
 command -v openssl >/dev/null || need+=(openssl)
 [ -f /usr/include/openssl/core_dispatch.h ] || need+=(libssl-dev)
 command -v python3 >/dev/null || need+=(python3)
+# the server integration tests: unmodified Debian nginx and haproxy, curl and h2load as clients
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
+command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || need+=(haproxy)
+command -v curl >/dev/null || need+=(curl)
+command -v h2load >/dev/null || need+=(nghttp2-client)
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		echo "deps: installing ${need[*]}"

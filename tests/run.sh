@@ -82,6 +82,8 @@ for g in "${groups[@]}"; do
 	integration)
 		run tls tests/tls_test.sh
 		run speed tests/speed_test.sh
+		run nginx tests/nginx_test.sh
+		run haproxy tests/haproxy_test.sh
 		run bench-quick benchquick
 		;;
 	*) echo "unknown group $g"; failed=$((failed + 1)) ;;

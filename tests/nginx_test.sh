@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# nginx_test.sh - Debian's unmodified nginx with cptprov enabled by
+# openssl.cnf alone (OPENSSL_CONF, default_properties = ?provider=cptprov):
+# a master and two workers, RSA-2048 and ECDSA P-256 certificates, TLS 1.2
+# and 1.3. curl fetches files of 1 KiB, 64 KiB and 1 MiB over every suite
+# and group the issue names, and their SHA-256 is checked; the workers'
+# counters must show that cptprov signed the handshakes, generated and
+# derived the ECDHE keys and protected the records. Then the life cycle:
+# a reload (SIGHUP) under h2load load, and a graceful quit (SIGQUIT): no
+# failed request, no crash, no worker left behind.
+#
+# Usage: tests/nginx_test.sh [-v] [-k]     (-k keeps the temp dir)
+set -u
+. "$(dirname "$0")/lib.sh"
+
+cpt_script_args "$@"
+cpt_require_build
+PATH=$PATH:/usr/sbin
+for tool in nginx curl h2load; do
+    if ! command -v "$tool" >/dev/null; then
+        cpt_fail setup "$tool is not installed (tests/deps.sh installs nginx, curl and nghttp2-client)"
+        cpt_finish
+        exit 1
+    fi
+done
+
+cpt_mktemp_dir T cpt-nginx
+chmod 755 "$T"
+STATS=$T/stats WWW=$T/www LOGS=$T/logs
+mkdir -p "$STATS" "$WWW" "$LOGS" "$T/tmp"
+chmod 777 "$STATS"
+CONF=$T/openssl.cnf
+cpt_write_config "$CONF" "$STATS" "?provider=cptprov"
+
+# Certificates, made with the default provider only.
+OPENSSL_CONF=/dev/null openssl req -x509 -newkey rsa:2048 -nodes -sha256 -subj /CN=localhost \
+    -keyout "$T/rsa.key" -out "$T/rsa.crt" -days 2 >/dev/null 2>&1 &&
+    OPENSSL_CONF=/dev/null openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+        -sha256 -subj /CN=localhost -keyout "$T/ec.key" -out "$T/ec.crt" -days 2 >/dev/null 2>&1 || {
+    cpt_fail setup "cannot make the certificates"
+    cpt_finish
+    exit 1
+}
+cat "$T/rsa.crt" "$T/ec.crt" >"$T/ca.crt"
+for n in 1024 65536 1048576; do
+    head -c "$n" /dev/urandom >"$WWW/f$n"
+done
+
+PORT=$(cpt_free_port)
+cat >"$T/nginx.conf" <<EOF
+daemon on;
+master_process on;
+worker_processes 2;
+pid $T/nginx.pid;
+error_log $LOGS/error.log info;
+$( [ "$(id -u)" = 0 ] && echo "user root;" )
+events { worker_connections 1024; }
+http {
+    access_log $LOGS/access.log;
+    client_body_temp_path $T/tmp/body;
+    proxy_temp_path $T/tmp/proxy;
+    fastcgi_temp_path $T/tmp/fastcgi;
+    uwsgi_temp_path $T/tmp/uwsgi;
+    scgi_temp_path $T/tmp/scgi;
+    keepalive_requests 100000;
+    server {
+        listen 127.0.0.1:$PORT ssl http2;
+        server_name localhost;
+        ssl_certificate $T/rsa.crt;
+        ssl_certificate_key $T/rsa.key;
+        ssl_certificate $T/ec.crt;
+        ssl_certificate_key $T/ec.key;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305:ECDHE-RSA-AES128-SHA256;
+        ssl_ecdh_curve X25519:prime256v1:secp384r1;
+        ssl_session_cache off;
+        ssl_session_tickets off;
+        root $WWW;
+    }
+}
+EOF
+
+nginx_pids() { # the master's children: the workers
+    local m
+    m=$(cat "$T/nginx.pid" 2>/dev/null) || return 0
+    pgrep -P "$m" 2>/dev/null || true
+}
+stop_nginx() {
+    local m
+    m=$(cat "$T/nginx.pid" 2>/dev/null) || return 0
+    kill -QUIT "$m" 2>/dev/null
+    cpt_wait_pid "$m" 10 || kill -KILL "$m" 2>/dev/null
+}
+cpt_on_exit stop_nginx
+
+if ! OPENSSL_CONF=$CONF timeout 20 nginx -c "$T/nginx.conf" -p "$T" >"$LOGS/start.log" 2>&1; then
+    sed 's/^/    /' "$LOGS/start.log" "$LOGS/error.log" 2>/dev/null | tail -20
+    cpt_fail start "nginx did not start"
+    cpt_finish
+    exit 1
+fi
+for _ in $(seq 50); do
+    [ "$(nginx_pids | wc -l)" -ge 2 ] && break
+    sleep 0.1
+done
+MASTER=$(cat "$T/nginx.pid")
+cpt_pass start "master $MASTER, workers $(nginx_pids | tr '\n' ' ')"
+
+# fetch NAME CURL_ARGS...: every file over a new connection, SHA-256 checked.
+fetch() {
+    local name=$1 n got want ok=1
+    shift
+    for n in 1024 65536 1048576; do
+        got=$(timeout 30 curl -sS --cacert "$T/ca.crt" --resolve "localhost:$PORT:127.0.0.1" \
+            "$@" "https://localhost:$PORT/f$n" 2>"$LOGS/$name.err" | sha256sum | cut -d' ' -f1)
+        want=$(sha256sum "$WWW/f$n" | cut -d' ' -f1)
+        if [ "$got" != "$want" ]; then
+            ok=0
+            cpt_fail "$name" "f$n: $(head -c 300 "$LOGS/$name.err")"
+        fi
+    done
+    [ $ok = 1 ] && cpt_pass "$name" "1 KiB, 64 KiB and 1 MiB intact"
+}
+
+# TLS 1.3 clients accept either certificate, and nginx presents the ECDSA
+# one; TLS 1.2 ECDHE-RSA suites take the RSA one.
+fetch tls13-aes128gcm-x25519 --tlsv1.3 --tls13-ciphers TLS_AES_128_GCM_SHA256 --curves X25519
+fetch tls13-aes256gcm-p256 --tlsv1.3 --tls13-ciphers TLS_AES_256_GCM_SHA384 --curves P-256
+fetch tls13-chacha20-p384 --tlsv1.3 --tls13-ciphers TLS_CHACHA20_POLY1305_SHA256 --curves P-384
+fetch tls12-ecdhe-rsa-aes128gcm --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-GCM-SHA256 --curves X25519
+fetch tls12-ecdhe-rsa-aes256gcm --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES256-GCM-SHA384 --curves P-256
+fetch tls12-ecdhe-rsa-chacha20 --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-CHACHA20-POLY1305 --curves P-384
+fetch tls12-ecdhe-rsa-aes128sha256 --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-SHA256 --curves X25519
+# (TLS 1.2 needs the ECDSA certificate's curve among the client's groups.)
+fetch tls12-ecdhe-ecdsa-aes128gcm --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-ECDSA-AES128-GCM-SHA256 --curves X25519:P-256
+
+# The workers' counters: sums over the worker processes (stats files are
+# rewritten every second).
+sleep 1.5
+worker_sum() { # ALG FIELD
+    local p s=0 v
+    for p in $(nginx_pids); do
+        v=$(cpt_stats_get "$STATS" "$p" "$1" "$2")
+        s=$((s + ${v:-0}))
+    done
+    echo "$s"
+}
+worker_any() { # ALG: device + software of every worker
+    echo $(($(worker_sum "$1" device) + $(worker_sum "$1" software)))
+}
+for alg in RSA ECDSA X25519 ECDH AES-128-GCM AES-256-GCM ChaCha20-Poly1305 AES-128-CBC; do
+    n=$(worker_any "$alg")
+    if [ "$n" -gt 0 ]; then
+        cpt_pass "counters-$alg" "$n operations in the workers (device $(worker_sum "$alg" device))"
+    else
+        cpt_fail "counters-$alg" "no $alg operation by cptprov in the workers: $(for p in $(nginx_pids); do cpt_stats_show "$STATS" "$p"; done)"
+    fi
+done
+
+# A reload under load: h2load keeps requesting (new connections) while the
+# master gets SIGHUP; nothing may fail, the old workers must go.
+OLD=$(nginx_pids | tr '\n' ' ')
+timeout 60 h2load -n 3000 -c 8 -m 1 --h1 "https://127.0.0.1:$PORT/f1024" >"$LOGS/h2load.log" 2>&1 &
+H2=$!
+sleep 1
+kill -HUP "$MASTER"
+wait $H2
+rc=$?
+gone=1
+for p in $OLD; do
+    cpt_wait_pid "$p" 10 || gone=0
+done
+succeeded=$(sed -n 's/.*requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\1 \2/p' "$LOGS/h2load.log")
+if [ $rc = 0 ] && [ "${succeeded#* }" = 0 ] && [ "${succeeded% *}" = 3000 ] && [ $gone = 1 ] &&
+    [ "$(nginx_pids | wc -l)" = 2 ]; then
+    cpt_pass reload "3000 requests through a reload, none failed; the old workers exited"
+else
+    cpt_fail reload "h2load rc $rc (succeeded/failed: $succeeded), old workers gone: $gone, workers now: $(nginx_pids | tr '\n' ' ')"
+    tail -5 "$LOGS/h2load.log"
+fi
+
+# Graceful quit: the master and every worker exit, and no core or crash
+# shows in the error log.
+WORKERS=$(nginx_pids)
+kill -QUIT "$MASTER"
+left=0
+for p in $MASTER $WORKERS; do
+    cpt_wait_pid "$p" 15 || left=1
+done
+if [ $left = 0 ] && ! grep -qE 'signal (6|11)|core dumped|exited on signal' "$LOGS/error.log"; then
+    cpt_pass quit "master and workers exited"
+else
+    cpt_fail quit "$(grep -E 'signal|core' "$LOGS/error.log" | tail -3)"
+fi
+cpt_finish
