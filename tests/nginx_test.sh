@@ -157,6 +157,52 @@ for alg in RSA ECDSA X25519 ECDH AES-128-GCM AES-256-GCM ChaCha20-Poly1305 AES-1
     fi
 done
 
+# A bounded load run: 64 keep-alive connections downloading for LOAD_SECS
+# seconds (default 60) while openssl s_time opens new connections (a full
+# handshake each) all along. No request may fail; the workers' memory
+# (RSS, from a warm-up point to the end) and open files must stay flat.
+LOAD_SECS=${LOAD_SECS:-60}
+rss_kib() { # the workers' summed RSS
+    local p s=0 v
+    for p in $(nginx_pids); do
+        v=$(awk '/^VmRSS:/ {print $2}' "/proc/$p/status" 2>/dev/null)
+        s=$((s + ${v:-0}))
+    done
+    echo "$s"
+}
+fds() {
+    local p s=0
+    for p in $(nginx_pids); do
+        s=$((s + $(ls "/proc/$p/fd" 2>/dev/null | wc -l)))
+    done
+    echo "$s"
+}
+FD0=$(fds)
+timeout $((LOAD_SECS + 30)) h2load -D "$LOAD_SECS" --warm-up-time 5 -c 64 -m 1 --h1 \
+    "https://127.0.0.1:$PORT/f65536" >"$LOGS/load.log" 2>&1 &
+LOADPID=$!
+timeout $((LOAD_SECS + 30)) openssl s_time -connect "127.0.0.1:$PORT" -new -time "$LOAD_SECS" \
+    -CAfile "$T/ca.crt" >"$LOGS/s_time.log" 2>&1 &
+STIME=$!
+sleep 15
+RSS0=$(rss_kib)
+wait $LOADPID
+lrc=$?
+wait $STIME
+src=$?
+sleep 1
+RSS1=$(rss_kib) FD1=$(fds)
+res=$(sed -n 's/.*requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\1 \2/p' "$LOGS/load.log")
+conns=$(sed -n 's/^\([0-9]*\) connections in [0-9.]*s.*/\1/p' "$LOGS/s_time.log" | head -1)
+growth=$((RSS1 - RSS0))
+if [ $lrc = 0 ] && [ $src = 0 ] && [ "${res#* }" = 0 ] && [ "${res% *}" -gt 0 ] && [ "${conns:-0}" -gt 0 ] &&
+    [ $growth -lt 32768 ] && [ $((FD1 - FD0)) -le 4 ]; then
+    cpt_pass load "${LOAD_SECS} s: ${res% *} downloads of 64 KiB and $conns new connections, none failed; worker RSS ${RSS0} -> ${RSS1} KiB (limit +32 MiB), open files $FD0 -> $FD1"
+else
+    cpt_fail load "h2load rc $lrc (succeeded failed: $res), s_time rc $src ($conns connections), RSS $RSS0 -> $RSS1 KiB, files $FD0 -> $FD1"
+    tail -5 "$LOGS/load.log" "$LOGS/s_time.log"
+fi
+
 # A reload under load: h2load keeps requesting (new connections) while the
 # master gets SIGHUP; nothing may fail, the old workers must go.
 OLD=$(nginx_pids | tr '\n' ' ')
