@@ -177,6 +177,34 @@ func (r *report) charts(dir string) ([]chart, error) {
 			return nil, err
 		}
 	}
+	// TLS servers: with cptprov relative to without.
+	if len(r.srv) > 0 {
+		p := plot.New()
+		p.Title.Text = "TLS servers with cptprov, relative to the same server without it"
+		p.Y.Label.Text = "ratio (1 = the same)"
+		var names []string
+		var v plotter.Values
+		for _, k := range r.srvKeys() {
+			names = append(names, k.server+" "+k.what)
+			v = append(v, ratio(r.srv[k].cpt, r.srv[k].def))
+		}
+		bc, err := plotter.NewBarChart(v, vg.Points(40))
+		if err != nil {
+			return nil, err
+		}
+		bc.Color = plotutil.Color(1)
+		p.Add(bc)
+		one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: float64(len(v)) - 0.5, Y: 1}})
+		if err != nil {
+			return nil, err
+		}
+		p.Add(one)
+		p.NominalX(names...)
+		p.Y.Min = 0
+		if err := save(p, "tls-servers.png"); err != nil {
+			return nil, err
+		}
+	}
 	// The time split, stacked.
 	if len(r.split) > 0 {
 		p := plot.New()

@@ -24,6 +24,12 @@ type saved struct {
 	Sym           []savedSym
 	Ops           []savedOps
 	Split         []savedSplit
+	Servers       []savedServer
+}
+
+type savedServer struct {
+	Server, What string
+	Def, Cpt     []float64
 }
 
 type savedPK struct {
@@ -64,6 +70,9 @@ func (r *report) save(dir string) error {
 	for k, p := range r.ops {
 		s.Ops = append(s.Ops, savedOps{k.alg, k.prov, k.jobs, p.rate, p.cpuUs})
 	}
+	for k, p := range r.srv {
+		s.Servers = append(s.Servers, savedServer{k.server, k.what, p.def, p.cpt})
+	}
 	for _, x := range r.split {
 		s.Split = append(s.Split, savedSplit{x.name, x.samples, x.submit, x.wait, x.engine, x.notify})
 	}
@@ -87,7 +96,10 @@ func loadReport(dir string) (*report, error) {
 		cfg: config{quick: s.Quick, runs: s.Runs, seconds: s.Seconds, pkAlgs: s.PKAlgs, jobs: s.Jobs,
 			procs: s.Procs, ciphers: s.Ciphers, digests: s.Digests, sizes: s.Sizes, opsAlgs: s.OpsAlgs},
 		env: s.Env, cmds: s.Cmds, notes: s.Notes,
-		pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{},
+		pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{},
+	}
+	for _, x := range s.Servers {
+		r.srv[serverKey{x.Server, x.What}] = &pair{x.Def, x.Cpt}
 	}
 	for _, x := range s.PK {
 		r.pk[pkKey{x.Alg, x.Op, x.Jobs, x.Procs}] = &pair{x.Def, x.Cpt}

@@ -63,13 +63,14 @@ type report struct {
 	pk    map[pkKey]*pair
 	sym   map[symKey]*pair
 	ops   map[opsKey]*opsPoint
+	srv   map[serverKey]*pair
 	split []split
 	notes []string
 }
 
 func (b *bench) measure() (*report, error) {
 	b.seen = map[string]bool{}
-	r := &report{cfg: b.cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}}
+	r := &report{cfg: b.cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{}}
 	r.env = environment()
 	steps := []struct {
 		name string
@@ -81,6 +82,7 @@ func (b *bench) measure() (*report, error) {
 		{"AES-256-GCM against processes", b.gcmProcesses},
 		{"calling thread's CPU per operation", b.threadCPU},
 		{"time split", b.timeSplit},
+		{"TLS servers", b.servers},
 	}
 	for _, s := range steps {
 		t0 := time.Now()
@@ -90,8 +92,6 @@ func (b *bench) measure() (*report, error) {
 		}
 		fmt.Fprintf(os.Stderr, "cptbench: %s done in %.0f s\n", s.name, time.Since(t0).Seconds())
 	}
-	r.notes = append(r.notes, "TLS handshakes/s and bulk MB/s through nginx and haproxy: skipped, "+
-		"the server integration (issue 6) does not exist yet.")
 	r.cmds = b.cmds
 	return r, nil
 }
@@ -114,7 +114,11 @@ func (b *bench) run(env []string, name string, args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.Output()
 	if err != nil {
-		return string(out), fmt.Errorf("%s: %w", shown, err)
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = strings.TrimSpace(string(ee.Stderr))
+		}
+		return string(out), fmt.Errorf("%s: %w: %s", shown, err, stderr)
 	}
 	return string(out), nil
 }

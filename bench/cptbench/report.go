@@ -106,6 +106,20 @@ func (r *report) write(dir string) error {
 		tot := s.submit + s.wait + s.engine + s.notify
 		w("| (%d) %s | %d | %.2f | %.2f | %.2f | %.2f | %.0f%% |\n", i+1, s.name, s.samples, s.submit, s.wait, s.engine, s.notify, 100*s.engine/tot)
 	}
+	w("\n## TLS servers\n\n")
+	if len(r.srv) == 0 {
+		w("Not measured (see the notes).\n")
+	} else {
+		w("Debian's nginx (two workers) and haproxy (master-worker, `nbthread 2`, `ssl-mode-async`, in front of a\n")
+		w("plain nginx) with cptprov enabled by `OPENSSL_CONF` against the same server without it: new TLS 1.3\n")
+		w("connections per second (`openssl s_time -new`, X25519 and an RSA-2048 signature each) and 1 MiB\n")
+		w("downloads over 4 keep-alive connections (`h2load --h1`). Clients run on the same machine.\n\n")
+		w("| server | measure | without | with cptprov | ratio | spread |\n|---|---|---:|---:|---:|---:|\n")
+		for _, k := range r.srvKeys() {
+			p := r.srv[k]
+			w("| %s | %s | %.0f | %.0f | %s | ±%.0f%% |\n", k.server, k.what, p.def.median(), p.cpt.median(), fmtRatio(ratio(p.cpt, p.def)), 100*p.cpt.spread())
+		}
+	}
 	w("\n## Charts\n\n")
 	for _, c := range charts {
 		w("![%s](%s)\n\n", c.title, c.file)
@@ -178,6 +192,15 @@ func (r *report) targets() []target {
 			got = ratio(a.cpt, s.def)
 		}
 		add(c.alg+" sign, cptprov in 16 ASYNC jobs / default synchronous", c.want, got, r.asyncBound(c.alg))
+	}
+	for _, c := range []struct {
+		k    serverKey
+		want float64
+	}{{serverKey{"nginx", "handshakes/s"}, 0.9}, {serverKey{"nginx", "bulk MB/s"}, 0.95},
+		{serverKey{"haproxy", "handshakes/s"}, 1.0}, {serverKey{"haproxy", "bulk MB/s"}, 0.95}} {
+		if p := r.srv[c.k]; p != nil {
+			add(c.k.server+" "+c.k.what+", with / without cptprov", c.want, ratio(p.cpt, p.def), "the server's workers and the clients share the machine's CPUs with the engines")
+		}
 	}
 	if d, c := r.ops[opsKey{"rsa2048", dflt, 0}], r.ops[opsKey{"rsa2048", cpt, 16}]; d != nil && c != nil {
 		add("rsa2048 sign: calling thread's CPU, default synchronous / cptprov 16 ASYNC jobs", 6, ratio(d.cpuUs, c.cpuUs), "per-job overhead of OpenSSL's ASYNC")
@@ -265,6 +288,20 @@ func (r *report) symKeys(keep func(symKey) bool) []symKey {
 	return ks
 }
 
+func (r *report) srvKeys() []serverKey {
+	var ks []serverKey
+	for k := range r.srv {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].server != ks[j].server {
+			return ks[i].server > ks[j].server // nginx first
+		}
+		return ks[i].what > ks[j].what
+	})
+	return ks
+}
+
 func (r *report) opsKeys() []opsKey {
 	var ks []opsKey
 	for k := range r.ops {
@@ -300,7 +337,7 @@ func checkReport(dir string) error {
 	}
 	text := string(data)
 	for _, h := range []string{"## Headline", "## Targets", "## Public key", "## Ciphers and digests",
-		"## The calling thread's CPU", "## Where an operation's time goes", "## Charts", "## Commands"} {
+		"## The calling thread's CPU", "## Where an operation's time goes", "## TLS servers", "## Charts", "## Commands"} {
 		if !strings.Contains(text, h) {
 			return fmt.Errorf("report.md has no section %q", h)
 		}

@@ -10,7 +10,9 @@ import (
 // fakeReport is a report as a quick run fills it (made-up figures).
 func fakeReport() *report {
 	cfg := quickConfig("/nonexistent")
-	r := &report{cfg: cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}}
+	r := &report{cfg: cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{}}
+	r.srv[serverKey{"nginx", "handshakes/s"}] = &pair{point{400}, point{380}}
+	r.srv[serverKey{"haproxy", "bulk MB/s"}] = &pair{point{900}, point{880}}
 	r.env = [][2]string{{"logical CPUs", "2"}, {"CPU", "test"}}
 	for _, alg := range cfg.pkAlgs {
 		for _, jobs := range []int{0, 16} {
@@ -46,7 +48,7 @@ func TestReportWriteCheckRender(t *testing.T) {
 	}
 	first, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	for _, want := range []string{"| rsa2048 | sign | async 16 | 1000 | 1116 | 1.12x |", "missed: the 2 CPUs run the engines",
-		"| (2) rsa2048 sign, 16 ASYNC jobs | 100 |", "![AES-128-GCM: throughput against block size](aes-128-gcm-sizes.png)"} {
+		"| (2) rsa2048 sign, 16 ASYNC jobs | 100 |", "| nginx | handshakes/s | 400 | 380 | 0.95x |", "![AES-128-GCM: throughput against block size](aes-128-gcm-sizes.png)"} {
 		if !strings.Contains(string(first), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
