@@ -87,8 +87,12 @@ func (b *bench) measure() (*report, error) {
 	for _, s := range steps {
 		t0 := time.Now()
 		fmt.Fprintf(os.Stderr, "cptbench: %s...\n", s.name)
+		// A step that fails is reported, not fatal: the others' figures
+		// still make a report, which says what is missing and why.
 		if err := s.fn(r); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.name, err)
+			fmt.Fprintf(os.Stderr, "cptbench: %s failed: %v\n", s.name, err)
+			r.notes = append(r.notes, fmt.Sprintf("%s: failed, its figures are incomplete: %v", s.name, err))
+			continue
 		}
 		fmt.Fprintf(os.Stderr, "cptbench: %s done in %.0f s\n", s.name, time.Since(t0).Seconds())
 	}

@@ -88,7 +88,10 @@ func (b *bench) servers(r *report) error {
 				hs, bulk, err := b.loadServer(port)
 				stop()
 				if err != nil {
-					return fmt.Errorf("%s (%s): %w", name, prov, err)
+					// One failed point (a crashed worker, say) is a finding:
+					// recorded, and the other points still measured.
+					r.notes = append(r.notes, fmt.Sprintf("%s %s, run %d: %v", name, prov, i+1, err))
+					continue
 				}
 				getPair(r.srv, serverKey{name, "handshakes/s"}).add(prov, hs)
 				getPair(r.srv, serverKey{name, "bulk MB/s"}).add(prov, bulk)
