@@ -52,8 +52,7 @@ func run[F finisher](q *cptdrv.Queue, alg *stats.Alg, inst *cptdrv.Instruction, 
 				w.Complete(0, errorf(ReasonInternal, "internal error: %v", r))
 			}
 		}()
-		n, e := complete(alg, res, nil, a)
-		w.Complete(n, e)
+		w.Deliver(func() (int, *Error) { return complete(alg, res, nil, a) })
 	})
 	if err != nil {
 		n, e := complete(alg, cptdrv.Result{}, err, a)
