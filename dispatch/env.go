@@ -121,13 +121,7 @@ func (e *Env) newKeyID() uint64 { return e.pidTag | e.keyIDs.Add(1)&0xffffffff }
 // (inside an OpenSSL ASYNC job). Complete is called exactly once, from the
 // goroutine that saw the completion.
 type Waiter interface {
-	// Complete reports a result with nothing left to do.
 	Complete(outl int, err *Error)
-	// Deliver reports that the device is done and hands over what remains
-	// (results into the caller's memory), which the waiter runs on the
-	// caller's thread when it resumes, or never if the caller abandons the
-	// operation: the engines never write into memory the caller owns.
-	Deliver(finish func() (int, *Error))
 }
 
 // deviceError maps a completion to the error the caller sees (nil: success).

@@ -51,9 +51,6 @@ type chanWaiter chan struct {
 	err *Error
 }
 
-// Deliver finishes at once: the test's goroutine is the one waiting.
-func (w chanWaiter) Deliver(finish func() (int, *Error)) { w.Complete(finish()) }
-
 func (w chanWaiter) Complete(n int, err *Error) {
 	w <- struct {
 		n   int

@@ -487,32 +487,17 @@ func rsaPublic(env *Env, k *rsaKey, in, out []byte, w Waiter) (bool, *Error) {
 // rsaRun executes a modular exponentiation whose operands are in ops,
 // writing len(out) bytes; the operands are wiped and returned once the
 // device is done with them (after the call, or in the completion).
-//
-// Asynchronously the device writes into request-owned memory, copied into
-// out when the caller resumes: out may be the application's, gone if it
-// abandons the operation.
 func rsaRun(env *Env, ops *scratchRun, inst *cptdrv.Instruction, out []byte, w Waiter) (bool, *Error) {
-	dst := out
-	var res *scratchRun
-	if w != nil {
-		res = dmaScratch(env, len(out))
-		dst = res.b
-	}
 	inst.DPtr, inst.DLen = cptdrv.Addr(ops.b), uint32(len(ops.b))
-	inst.RPtr, inst.RLen = cptdrv.Addr(dst), uint32(len(dst))
+	inst.RPtr, inst.RLen = cptdrv.Addr(out), uint32(len(out))
 	_, pending, err := run(env.AE, env.algCounters(algRSA, "RSA"), inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
 		if w != nil {
-			copy(out, res.b)
-			res.release()
 			ops.release()
 		}
 		return len(out), nil
 	}))
 	if !pending && (w == nil || err != nil) {
 		ops.release()
-		if res != nil {
-			res.release()
-		}
 	}
 	return pending, err
 }

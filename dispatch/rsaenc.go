@@ -291,17 +291,7 @@ func (f finishingWaiter) Complete(n int, err *Error) {
 		f.w.Complete(0, err)
 		return
 	}
-	f.w.Deliver(f.finish)
-}
-
-func (f finishingWaiter) Deliver(inner func() (int, *Error)) {
-	f.w.Deliver(func() (int, *Error) {
-		if _, err := inner(); err != nil {
-			f.cleanup()
-			return 0, err
-		}
-		return f.finish()
-	})
+	f.w.Complete(f.finish())
 }
 
 // pkcs1Unpad checks EME-PKCS1-v1_5 padding in constant time and returns the

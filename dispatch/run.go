@@ -52,7 +52,8 @@ func run[F finisher](q *cptdrv.Queue, alg *stats.Alg, inst *cptdrv.Instruction, 
 				w.Complete(0, errorf(ReasonInternal, "internal error: %v", r))
 			}
 		}()
-		w.Deliver(func() (int, *Error) { return complete(alg, res, nil, a) })
+		n, e := complete(alg, res, nil, a)
+		w.Complete(n, e)
 	})
 	if err != nil {
 		n, e := complete(alg, cptdrv.Result{}, err, a)

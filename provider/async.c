@@ -19,15 +19,9 @@ static const char cpt_async_key[] = "cptprov";
 static void notifier_cleanup(ASYNC_WAIT_CTX *ctx, const void *key, OSSL_ASYNC_FD fd,
     void *custom)
 {
-    const struct cptgo_api *api = cptprov_go_if_running();
-
     (void)ctx;
     (void)key;
     (void)fd;
-    /* An operation still in flight is abandoned: its result is never
-     * collected, so what it left to do is dropped. */
-    if (api != NULL)
-        api->async_forget(custom);
     /* The fd is closed with the last reference, possibly by the device. */
     cpt_notifier_put(custom);
 }
@@ -66,7 +60,6 @@ struct cpt_notifier *cptprov_async_begin(void)
         }
     }
     atomic_store_explicit(&n->done, 0, memory_order_relaxed);
-    n->seq++;
     n->rc = CPT_ERR;
     n->outl = 0;
     n->st.reason = 0;

@@ -504,18 +504,9 @@ int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t
 {
     if (rc == CPT_PENDING) {
         rc = cptprov_async_wait(n);
-        if (rc == CPT_OK) {
-            /* The results reach the application's memory only now, on
-             * its thread: the application may have freed what a job it
-             * abandoned pointed to, and the device never writes there. */
-            const struct cptgo_api *api = cptprov_go(p);
-            size_t k = n->outl;
-
-            rc = api != NULL ? api->async_finish(n, &k, &n->st) : CPT_ERR;
-            if (rc == CPT_OK && outl != NULL)
-                *outl = k;
-        }
-        if (rc != CPT_OK)
+        if (rc == CPT_OK && outl != NULL)
+            *outl = n->outl;
+        else if (rc != CPT_OK)
             cptprov_raise_status(p, &n->st, func);
         return rc == CPT_OK;
     }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 2
+#define CPT_ABI_VERSION 1
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -198,9 +198,6 @@ struct cpt_notifier {
     atomic_int done;
     int fd;
     int rc;
-    /* The operation in flight: a result that only its own resume may
-     * collect (a notifier outlives abandoned operations). */
-    uint64_t seq;
     size_t outl;
     struct cpt_status st;
 };

@@ -79,11 +79,6 @@ struct cptgo_api {
         struct cpt_status *st);
     int (*mac_final)(int md, void *state, void *out, size_t *outl, size_t outsize,
         struct cpt_notifier *n, struct cpt_status *st);
-    /* After an ASYNC job resumes: what the operation's completion left to
-     * do in the application's memory, done now, on the application's
-     * thread; forget drops it when the operation is abandoned. */
-    int (*async_finish)(struct cpt_notifier *n, size_t *outl, struct cpt_status *st);
-    void (*async_forget)(struct cpt_notifier *n);
     int (*cipher_export)(int alg, void *state, struct cpt_pending_init *pending,
         struct cpt_stream_state *out, struct cpt_status *st);
     int (*cipher_import)(int alg, void *state, struct cpt_pending_init *pending,

@@ -144,8 +144,6 @@ static int resolve(void *h)
     SYM(cipher_final, "cptgo_cipher_final");
     SYM(cipher_oneshot, "cptgo_cipher_oneshot");
     SYM(cipher_export, "cptgo_cipher_export");
-    SYM(async_finish, "cptgo_async_finish");
-    SYM(async_forget, "cptgo_async_forget");
     SYM(digest_update, "cptgo_digest_update");
     SYM(digest_final, "cptgo_digest_final");
     SYM(mac_setkey, "cptgo_mac_setkey");

@@ -336,7 +336,6 @@ func cptgo_cipher_init(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pe
 type notifier struct{ n *C.struct_cpt_notifier }
 
 func (w notifier) Complete(outl int, e *dispatch.Error) {
-	pendingFinish.Delete(uintptr(unsafe.Pointer(w.n)))
 	w.n.outl = C.size_t(outl)
 	if e != nil {
 		w.n.rc = C.CPT_ERR
@@ -345,48 +344,6 @@ func (w notifier) Complete(outl int, e *dispatch.Error) {
 		w.n.rc = C.CPT_OK
 	}
 	C.cpt_notify(w.n)
-}
-
-// pendingFinish holds, per notifier, what an operation's completion left to
-// do on the caller's thread (dispatch.Waiter.Deliver), tagged with the
-// operation's sequence number: a notifier outlives abandoned operations.
-var pendingFinish sync.Map // uintptr (the notifier) -> deliveredFinish
-
-type deliveredFinish struct {
-	seq    uint64
-	finish func() (int, *dispatch.Error)
-}
-
-func (w notifier) Deliver(finish func() (int, *dispatch.Error)) {
-	pendingFinish.Store(uintptr(unsafe.Pointer(w.n)), deliveredFinish{uint64(w.n.seq), finish})
-	w.n.outl = 0
-	w.n.rc = C.CPT_OK
-	C.cpt_notify(w.n) // may free n: nothing of it is used after
-}
-
-//export cptgo_async_finish
-func cptgo_async_finish(n *C.struct_cpt_notifier, outl *C.size_t, st *C.struct_cpt_status) (rc C.int) {
-	defer guard(st, &rc)
-	v, ok := pendingFinish.LoadAndDelete(uintptr(unsafe.Pointer(n)))
-	if !ok {
-		return C.CPT_OK // completed with nothing left to do
-	}
-	d := v.(deliveredFinish)
-	if d.seq != uint64(n.seq) {
-		return C.CPT_OK // an abandoned operation's, never to run
-	}
-	k, e := d.finish()
-	if e != nil {
-		return result(st, e)
-	}
-	*outl = C.size_t(k)
-	return C.CPT_OK
-}
-
-//export cptgo_async_forget
-func cptgo_async_forget(n *C.struct_cpt_notifier) {
-	defer func() { recover() }()
-	pendingFinish.Delete(uintptr(unsafe.Pointer(n)))
 }
 
 func waiterOf(n *C.struct_cpt_notifier) dispatch.Waiter {
