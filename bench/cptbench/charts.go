@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 
@@ -34,8 +35,8 @@ func (r *report) charts(dir string) ([]chart, error) {
 			if p == nil {
 				continue
 			}
-			def = append(def, plotter.XY{X: float64(i), Y: p.def.median()})
-			cp = append(cp, plotter.XY{X: float64(i), Y: p.cpt.median()})
+			def = appendXY(def, float64(i), p.def.median())
+			cp = appendXY(cp, float64(i), p.cpt.median())
 			label := strconv.Itoa(jobs)
 			if jobs == 0 {
 				label = "sync"
@@ -71,8 +72,8 @@ func (r *report) charts(dir string) ([]chart, error) {
 			var def, cp plotter.XYs
 			for _, n := range r.cfg.procs {
 				if q := r.pk[pkKey{alg, "sign", 0, n}]; q != nil {
-					def = append(def, plotter.XY{X: float64(n), Y: q.def.median()})
-					cp = append(cp, plotter.XY{X: float64(n), Y: q.cpt.median()})
+					def = appendXY(def, float64(n), q.def.median())
+					cp = appendXY(cp, float64(n), q.cpt.median())
 				}
 			}
 			if len(def) > 0 {
@@ -99,8 +100,8 @@ func (r *report) charts(dir string) ([]chart, error) {
 		var def, cp plotter.XYs
 		for _, n := range r.cfg.procs {
 			if q := r.sym[symKey{"aes-256-gcm", 16384, n}]; q != nil {
-				def = append(def, plotter.XY{X: float64(n), Y: q.def.median() / 1e6})
-				cp = append(cp, plotter.XY{X: float64(n), Y: q.cpt.median() / 1e6})
+				def = appendXY(def, float64(n), q.def.median()/1e6)
+				cp = appendXY(cp, float64(n), q.cpt.median()/1e6)
 			}
 		}
 		if err := plotutil.AddLinePoints(p, "default", def, "cptprov", cp); err != nil {
@@ -116,8 +117,8 @@ func (r *report) charts(dir string) ([]chart, error) {
 		var def, cp plotter.XYs
 		for _, s := range r.cfg.sizes {
 			if q := r.sym[symKey{alg, s, 0}]; q != nil {
-				def = append(def, plotter.XY{X: float64(s), Y: q.def.median() / 1e6})
-				cp = append(cp, plotter.XY{X: float64(s), Y: q.cpt.median() / 1e6})
+				def = appendXY(def, float64(s), q.def.median()/1e6)
+				cp = appendXY(cp, float64(s), q.cpt.median()/1e6)
 			}
 		}
 		if len(def) == 0 {
@@ -159,7 +160,7 @@ func (r *report) charts(dir string) ([]chart, error) {
 			for _, a := range names {
 				x := 0.0
 				if q := r.ops[c.k(a)]; q != nil {
-					x = q.cpuUs.median()
+					x = zeroIfNaN(q.cpuUs.median())
 				}
 				v = append(v, x)
 			}
@@ -186,7 +187,7 @@ func (r *report) charts(dir string) ([]chart, error) {
 		var v plotter.Values
 		for _, k := range r.srvKeys() {
 			names = append(names, k.server+" "+k.what)
-			v = append(v, ratio(r.srv[k].cpt, r.srv[k].def))
+			v = append(v, zeroIfNaN(ratio(r.srv[k].cpt, r.srv[k].def)))
 		}
 		bc, err := plotter.NewBarChart(v, vg.Points(40))
 		if err != nil {
@@ -256,4 +257,20 @@ func integerTicks(xs []int) plot.Ticker {
 		t = append(t, plot.Tick{Value: float64(x), Label: strconv.Itoa(x)})
 	}
 	return plot.ConstantTicks(t)
+}
+
+// appendXY adds a point unless it was not measured (a failed step leaves
+// empty points, whose median is NaN).
+func appendXY(xys plotter.XYs, x, y float64) plotter.XYs {
+	if math.IsNaN(y) {
+		return xys
+	}
+	return append(xys, plotter.XY{X: x, Y: y})
+}
+
+func zeroIfNaN(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
 }

@@ -10,6 +10,7 @@
 //	cptbench [-quick] [-runs N] [-out DIR]   measure and write the report
 //	cptbench -check DIR                      verify a report and its charts
 //	cptbench -render DIR                     draw them again from DIR/data.json
+//	cptbench -out DIR -steps servers,cpu     measure some steps again into DIR
 package main
 
 import (
@@ -44,6 +45,7 @@ func main() {
 	out := flag.String("out", "", "output directory (default bench/results/<date>-<host>)")
 	check := flag.String("check", "", "verify the report and charts in this directory and exit")
 	render := flag.String("render", "", "draw the report and charts again from this directory's data.json and exit")
+	only := flag.String("steps", "", "measure again only these steps (comma separated: pk, procs, sym, gcm, cpu, split, servers) into -out's data.json")
 	flag.Parse()
 	if *render != "" {
 		r, err := loadReport(*render)
@@ -82,8 +84,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cptbench:", err)
 		os.Exit(1)
 	}
-	b := &bench{cfg: cfg}
-	rep, err := b.measure()
+	b := &bench{cfg: cfg, root: root, out: cfg.out}
+	var prev *report
+	var keys map[string]bool
+	if *only != "" {
+		keys = map[string]bool{}
+		for _, k := range strings.Split(*only, ",") {
+			keys[strings.TrimSpace(k)] = true
+		}
+		if prev, err = loadReport(cfg.out); err != nil {
+			fmt.Fprintln(os.Stderr, "cptbench: -steps needs a previous run in -out:", err)
+			os.Exit(1)
+		}
+	}
+	rep, err := b.measure(prev, keys)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cptbench:", err)
 		os.Exit(1)

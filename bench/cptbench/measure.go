@@ -21,9 +21,10 @@ const (
 
 // bench runs the measurements and remembers every command it ran.
 type bench struct {
-	cfg  config
-	cmds []string
-	seen map[string]bool
+	cfg       config
+	root, out string
+	cmds      []string
+	seen      map[string]bool
 }
 
 // Keys of the measured points.
@@ -68,21 +69,65 @@ type report struct {
 	notes []string
 }
 
-func (b *bench) measure() (*report, error) {
+// A step of the measurements: key (for -steps), name, and what it fills.
+type step struct {
+	key, name string
+	fn        func(*report) error
+	clear     func(*report) // forgets the step's figures, before measuring again
+}
+
+func (b *bench) steps() []step {
+	return []step{
+		{"pk", "public key, synchronous and asynchronous", b.publicKey, func(r *report) { deleteKeys(r.pk, func(k pkKey) bool { return k.procs == 0 }) }},
+		{"procs", "public key, processes", b.processes, func(r *report) { deleteKeys(r.pk, func(k pkKey) bool { return k.procs > 0 }) }},
+		{"sym", "ciphers and digests against block size", b.symmetric, func(r *report) { deleteKeys(r.sym, func(k symKey) bool { return k.procs == 0 }) }},
+		{"gcm", "AES-256-GCM against processes", b.gcmProcesses, func(r *report) { deleteKeys(r.sym, func(k symKey) bool { return k.procs > 0 }) }},
+		{"cpu", "calling thread's CPU per operation", b.threadCPU, func(r *report) { r.ops = map[opsKey]*opsPoint{} }},
+		{"split", "time split", b.timeSplit, func(r *report) { r.split = nil }},
+		{"servers", "TLS servers", b.servers, func(r *report) { r.srv = map[serverKey]*pair{} }},
+	}
+}
+
+func deleteKeys[K comparable, V any](m map[K]V, del func(K) bool) {
+	for k := range m {
+		if del(k) {
+			delete(m, k)
+		}
+	}
+}
+
+// measure runs every step into a new report, or with only (step keys)
+// those steps into prev, replacing their figures.
+func (b *bench) measure(prev *report, only map[string]bool) (*report, error) {
 	b.seen = map[string]bool{}
-	r := &report{cfg: b.cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{}}
+	r := prev
+	if r == nil {
+		r = &report{cfg: b.cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{}}
+	} else {
+		b.cfg = r.cfg
+		b.cfg.root, b.cfg.out = b.root, b.out
+		b.seen = map[string]bool{}
+		for _, c := range r.cmds {
+			b.seen[c] = true
+			b.cmds = append(b.cmds, c)
+		}
+	}
 	r.env = environment()
-	steps := []struct {
-		name string
-		fn   func(*report) error
-	}{
-		{"public key, synchronous and asynchronous", b.publicKey},
-		{"public key, processes", b.processes},
-		{"ciphers and digests against block size", b.symmetric},
-		{"AES-256-GCM against processes", b.gcmProcesses},
-		{"calling thread's CPU per operation", b.threadCPU},
-		{"time split", b.timeSplit},
-		{"TLS servers", b.servers},
+	var steps []step
+	for _, s := range b.steps() {
+		if only == nil || only[s.key] {
+			if prev != nil {
+				s.clear(r)
+				var kept []string
+				for _, n := range r.notes {
+					if !strings.HasPrefix(n, s.name+":") {
+						kept = append(kept, n)
+					}
+				}
+				r.notes = kept
+			}
+			steps = append(steps, s)
+		}
 	}
 	for _, s := range steps {
 		t0 := time.Now()

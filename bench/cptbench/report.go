@@ -112,8 +112,9 @@ func (r *report) write(dir string) error {
 	} else {
 		w("Debian's nginx (two workers) and haproxy (master-worker, `nbthread 2`, `ssl-mode-async`, in front of a\n")
 		w("plain nginx) with cptprov enabled by `OPENSSL_CONF` against the same server without it: new TLS 1.3\n")
-		w("connections per second (`openssl s_time -new`, X25519 and an RSA-2048 signature each) and 1 MiB\n")
-		w("downloads over 4 keep-alive connections (`h2load --h1`). Clients run on the same machine.\n\n")
+		w("connections per second (cptbench's own client, 4 at a time, no resumption: X25519 and the server's\n")
+		w("RSA-2048 signature each) and 1 MiB downloads over 4 keep-alive connections (`h2load --h1`). The clients\n")
+		w("run on the same machine.\n\n")
 		w("| server | measure | without | with cptprov | ratio | spread |\n|---|---|---:|---:|---:|---:|\n")
 		for _, k := range r.srvKeys() {
 			p := r.srv[k]
