@@ -126,7 +126,7 @@ func (b *bench) startServer(name, dir, env string, port, backend int, www, crt, 
 		if os.Geteuid() == 0 {
 			user = "user root;"
 		}
-		srv := fmt.Sprintf("listen 127.0.0.1:%d ssl; ssl_certificate %s; ssl_certificate_key %s;", port, crt, key)
+		srv := fmt.Sprintf("listen 127.0.0.1:%d ssl; ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate %s; ssl_certificate_key %s;", port, crt, key)
 		if name == "backend" {
 			srv = fmt.Sprintf("listen 127.0.0.1:%d;", port)
 		}
