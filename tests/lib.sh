@@ -18,6 +18,8 @@
 #   cpt_run_pid PIDFILE TIMEOUT CMD...  runs CMD under timeout, writing the
 #                                     pid CMD itself runs as to PIDFILE
 #   cpt_wait_pid PID SECS             waits for a (non-child) pid to vanish
+#   cpt_tls_server_setup DIR WWW      certificates and files for the server tests
+#   cpt_tls_fetch_suites PORT DIR WWW LOGS   curl over every server-test suite
 #
 # Everything is bounded: no helper waits longer than it is told.
 
@@ -296,4 +298,56 @@ cpt_script_args() {
         *) echo "usage: $0 [-v] [-k]" >&2; exit 2 ;;
         esac
     done
+}
+
+# cpt_tls_server_setup DIR WWW: for the server tests, RSA-2048 and ECDSA
+# P-256 certificates made with the default provider only (DIR/rsa.* and
+# DIR/ec.*: .crt, .key, and .pem with both), DIR/ca.crt trusting both, and
+# files of 1 KiB, 64 KiB and 1 MiB in WWW (f<size>). Returns 1 on failure.
+cpt_tls_server_setup() {
+    local d=$1 www=$2 n
+    OPENSSL_CONF=/dev/null openssl req -x509 -newkey rsa:2048 -nodes -sha256 -subj /CN=localhost \
+        -keyout "$d/rsa.key" -out "$d/rsa.crt" -days 2 >/dev/null 2>&1 || return 1
+    OPENSSL_CONF=/dev/null openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+        -sha256 -subj /CN=localhost -keyout "$d/ec.key" -out "$d/ec.crt" -days 2 >/dev/null 2>&1 || return 1
+    cat "$d/rsa.crt" "$d/rsa.key" >"$d/rsa.pem"
+    cat "$d/ec.crt" "$d/ec.key" >"$d/ec.pem"
+    cat "$d/rsa.crt" "$d/ec.crt" >"$d/ca.crt"
+    for n in 1024 65536 1048576; do
+        head -c "$n" /dev/urandom >"$www/f$n"
+    done
+}
+
+# _cpt_tls_fetch NAME PORT DIR WWW LOGS CURL_ARGS...: every file over a new
+# connection, SHA-256 checked; one pass or fail line.
+_cpt_tls_fetch() {
+    local name=$1 port=$2 d=$3 www=$4 logs=$5 n got want ok=1
+    shift 5
+    for n in 1024 65536 1048576; do
+        got=$(timeout 30 curl -sS --cacert "$d/ca.crt" --resolve "localhost:$port:127.0.0.1" \
+            "$@" "https://localhost:$port/f$n" 2>"$logs/$name.err" | sha256sum | cut -d' ' -f1)
+        want=$(sha256sum "$www/f$n" | cut -d' ' -f1)
+        if [ "$got" != "$want" ]; then
+            ok=0
+            cpt_fail "$name" "f$n: $(head -c 300 "$logs/$name.err")"
+        fi
+    done
+    [ $ok = 1 ] && cpt_pass "$name" "1 KiB, 64 KiB and 1 MiB intact"
+}
+
+# cpt_tls_fetch_suites PORT DIR WWW LOGS: curl over the TLS 1.3 and TLS 1.2
+# suites and groups of the server tests (cpt_tls_server_setup's files and
+# CA). TLS 1.3 clients accept either certificate, and the servers present the
+# ECDSA one; TLS 1.2 ECDHE-RSA suites take the RSA one, and ECDHE-ECDSA needs
+# the certificate's curve among the client's groups.
+cpt_tls_fetch_suites() {
+    local f="_cpt_tls_fetch"
+    $f tls13-aes128gcm-x25519 "$@" --tlsv1.3 --tls13-ciphers TLS_AES_128_GCM_SHA256 --curves X25519
+    $f tls13-aes256gcm-p256 "$@" --tlsv1.3 --tls13-ciphers TLS_AES_256_GCM_SHA384 --curves P-256
+    $f tls13-chacha20-p384 "$@" --tlsv1.3 --tls13-ciphers TLS_CHACHA20_POLY1305_SHA256 --curves P-384
+    $f tls12-ecdhe-rsa-aes128gcm "$@" --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-GCM-SHA256 --curves X25519
+    $f tls12-ecdhe-rsa-aes256gcm "$@" --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES256-GCM-SHA384 --curves P-256
+    $f tls12-ecdhe-rsa-chacha20 "$@" --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-CHACHA20-POLY1305 --curves P-384
+    $f tls12-ecdhe-rsa-aes128sha256 "$@" --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-SHA256 --curves X25519
+    $f tls12-ecdhe-ecdsa-aes128gcm "$@" --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-ECDSA-AES128-GCM-SHA256 --curves X25519:P-256
 }

@@ -32,19 +32,11 @@ chmod 777 "$STATS"
 CONF=$T/openssl.cnf
 cpt_write_config "$CONF" "$STATS" "?provider=cptprov"
 
-# Certificates, made with the default provider only.
-OPENSSL_CONF=/dev/null openssl req -x509 -newkey rsa:2048 -nodes -sha256 -subj /CN=localhost \
-    -keyout "$T/rsa.key" -out "$T/rsa.crt" -days 2 >/dev/null 2>&1 &&
-    OPENSSL_CONF=/dev/null openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-        -sha256 -subj /CN=localhost -keyout "$T/ec.key" -out "$T/ec.crt" -days 2 >/dev/null 2>&1 || {
+cpt_tls_server_setup "$T" "$WWW" || {
     cpt_fail setup "cannot make the certificates"
     cpt_finish
     exit 1
 }
-cat "$T/rsa.crt" "$T/ec.crt" >"$T/ca.crt"
-for n in 1024 65536 1048576; do
-    head -c "$n" /dev/urandom >"$WWW/f$n"
-done
 
 PORT=$(cpt_free_port)
 cat >"$T/nginx.conf" <<EOF
@@ -106,33 +98,7 @@ done
 MASTER=$(cat "$T/nginx.pid")
 cpt_pass start "master $MASTER, workers $(nginx_pids | tr '\n' ' ')"
 
-# fetch NAME CURL_ARGS...: every file over a new connection, SHA-256 checked.
-fetch() {
-    local name=$1 n got want ok=1
-    shift
-    for n in 1024 65536 1048576; do
-        got=$(timeout 30 curl -sS --cacert "$T/ca.crt" --resolve "localhost:$PORT:127.0.0.1" \
-            "$@" "https://localhost:$PORT/f$n" 2>"$LOGS/$name.err" | sha256sum | cut -d' ' -f1)
-        want=$(sha256sum "$WWW/f$n" | cut -d' ' -f1)
-        if [ "$got" != "$want" ]; then
-            ok=0
-            cpt_fail "$name" "f$n: $(head -c 300 "$LOGS/$name.err")"
-        fi
-    done
-    [ $ok = 1 ] && cpt_pass "$name" "1 KiB, 64 KiB and 1 MiB intact"
-}
-
-# TLS 1.3 clients accept either certificate, and nginx presents the ECDSA
-# one; TLS 1.2 ECDHE-RSA suites take the RSA one.
-fetch tls13-aes128gcm-x25519 --tlsv1.3 --tls13-ciphers TLS_AES_128_GCM_SHA256 --curves X25519
-fetch tls13-aes256gcm-p256 --tlsv1.3 --tls13-ciphers TLS_AES_256_GCM_SHA384 --curves P-256
-fetch tls13-chacha20-p384 --tlsv1.3 --tls13-ciphers TLS_CHACHA20_POLY1305_SHA256 --curves P-384
-fetch tls12-ecdhe-rsa-aes128gcm --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-GCM-SHA256 --curves X25519
-fetch tls12-ecdhe-rsa-aes256gcm --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES256-GCM-SHA384 --curves P-256
-fetch tls12-ecdhe-rsa-chacha20 --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-CHACHA20-POLY1305 --curves P-384
-fetch tls12-ecdhe-rsa-aes128sha256 --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-SHA256 --curves X25519
-# (TLS 1.2 needs the ECDSA certificate's curve among the client's groups.)
-fetch tls12-ecdhe-ecdsa-aes128gcm --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-ECDSA-AES128-GCM-SHA256 --curves X25519:P-256
+cpt_tls_fetch_suites "$PORT" "$T" "$WWW" "$LOGS"
 
 # The workers' counters: sums over the worker processes (stats files are
 # rewritten every second).
