@@ -214,7 +214,7 @@ static void test_async(void)
     cpt_rng_seed(&r, g_o.seed, 4);
     for (int k = 0; k < NJOBS; k++) {
         jobs[k].i = (size_t)k % NMD;
-        jobs[k].len = 16384 + (size_t)cpt_rng_below(&r, 40000); /* on the device */
+        jobs[k].len = 32768 + (size_t)cpt_rng_below(&r, 40000); /* on the device */
         jobs[k].msg = malloc(jobs[k].len);
         cpt_rng_fill(&r, jobs[k].msg, jobs[k].len);
         args[k] = &jobs[k];
