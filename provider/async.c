@@ -4,10 +4,14 @@
  * C, with no Go frame on the job's stack: a fiber switch across a Go frame
  * kills the runtime. The device signals the job's eventfd when it is done;
  * the application sees the fd readable and resumes the job, which may also
- * happen spuriously, so the loop checks the completion flag.
+ * happen spuriously, so the loop waits for the signal itself.
  */
 
 #include <string.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -75,20 +79,58 @@ void cptprov_async_abort(struct cpt_notifier *n)
         cpt_notifier_put(n);
 }
 
-/* Pause until the device has completed the operation; returns its rc. */
+/*
+ * Tests: CPTPROV_TEST_WAIT_DELAY_US=N sleeps a random 0..N-1 us between
+ * submission and wait, as a loaded host's scheduler does to the submitting
+ * thread, so that the device often finishes before the job pauses.
+ */
+static pthread_once_t test_delay_once = PTHREAD_ONCE_INIT;
+static int test_delay_us;
+
+static void test_delay_init(void)
+{
+    const char *e = getenv("CPTPROV_TEST_WAIT_DELAY_US");
+
+    test_delay_us = e != NULL ? atoi(e) : 0;
+}
+
+static unsigned test_rand(void)
+{
+    static __thread unsigned x = 2463534242u;
+
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return x;
+}
+
+/*
+ * Pause until the device has completed the operation; returns its rc.
+ *
+ * Each operation consumes exactly its own signal from the eventfd, even when
+ * it finds the device already done and need not pause. A count left behind
+ * would make the fd readable while the NEXT operation is still in flight,
+ * and haproxy takes a readable async fd of a closing connection as "the job
+ * is over" and frees the SSL (ssl_async_fd_free): the device would then
+ * write into freed memory. The device sets done before it signals, so once
+ * the count is read the outcome is in n.
+ */
 int cptprov_async_wait(struct cpt_notifier *n)
 {
+    struct pollfd pfd = { .fd = n->fd, .events = POLLIN };
     uint64_t v;
 
-    while (!atomic_load_explicit(&n->done, memory_order_acquire)) {
-        if (!ASYNC_pause_job())
-            break;
-        /* Drain the count that woke us; the flag says whether we are done. */
-        if (read(n->fd, &v, sizeof(v)) < 0) {
-            /* EAGAIN: a spurious resume. */
-        }
+    pthread_once(&test_delay_once, test_delay_init);
+    if (test_delay_us > 0)
+        usleep((useconds_t)(test_rand() % (unsigned)test_delay_us));
+
+    while (read(n->fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
+        if (errno == EINTR)
+            continue;
+        /* EAGAIN: not signalled yet (or a spurious resume). Outside a
+         * pausable job (the job machinery is gone) block on the fd. */
+        if (!ASYNC_pause_job() && poll(&pfd, 1, -1) < 0 && errno != EINTR)
+            sched_yield();
     }
-    while (!atomic_load_explicit(&n->done, memory_order_acquire))
-        sched_yield(); /* pausing failed: the job machinery is gone */
     return n->rc;
 }

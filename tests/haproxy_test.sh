@@ -113,6 +113,33 @@ else
     cpt_fail async "no asynchronous public-key instruction (submitted ${sub:-?}, inline ${inl:-?})"
 fi
 
+# Handshakes cut off mid-flight: three openssl s_time clients open new
+# connections for 2 s each, three rounds, and drop the ones in progress at
+# their deadline. haproxy frees such an SSL once its async fd is readable
+# without resuming the job; a signal left on the fd by an earlier operation
+# made it free the SSL under an instruction in flight (worker crashes with
+# heap corruption). The worker must survive, unchanged, and still serve.
+WORKER=$(workers | head -1)
+hs=0
+for round in 1 2 3; do
+    pids=()
+    for j in 1 2 3; do
+        timeout 30 openssl s_time -connect "127.0.0.1:$PORT" -new -time 2 >"$LOGS/s_time.$round.$j" 2>&1 &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+    for j in 1 2 3; do
+        n=$(sed -n 's/^\([0-9]*\) connections in [0-9.]* real seconds.*/\1/p' "$LOGS/s_time.$round.$j")
+        hs=$((hs + ${n:-0}))
+    done
+done
+code=$(curl -sk -m 10 -o /dev/null -w '%{http_code}' "https://127.0.0.1:$PORT/f1024" 2>&1)
+if [ "$(workers | head -1)" = "$WORKER" ] && kill -0 "$WORKER" 2>/dev/null && [ "$code" = 200 ] && [ "$hs" -gt 0 ]; then
+    cpt_pass aborted-handshakes "$hs handshakes by 9 s_time clients cut off at their deadlines; worker $WORKER still serving"
+else
+    cpt_fail aborted-handshakes "worker before $WORKER, now: $(workers | tr '\n' ' '), handshakes $hs, then a request: HTTP $code"
+fi
+
 # A reload (SIGUSR2 to the master) under load: no request may fail; the
 # old worker finishes its connections and goes.
 OLD=$(workers | tr '\n' ' ')
