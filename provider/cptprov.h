@@ -15,10 +15,10 @@
 /* Measured defaults of the CPU path's thresholds (provider.c). */
 #define CPT_DES_EDE3_THRESHOLD 64
 #define CPT_SHA1_THRESHOLD 32768
-#define CPT_CHACHA20_THRESHOLD 16384
+#define CPT_CHACHA20_THRESHOLD 32768
 #define CPT_CHACHA20_POLY1305_THRESHOLD 32768
 #define CPT_SHA256_THRESHOLD 32768
-#define CPT_SHA512_THRESHOLD 16384
+#define CPT_SHA512_THRESHOLD 32768
 #define CPT_HMAC_THRESHOLD 65536
 /* Above the largest TLS record: the device path of a record never came
  * within 10% of the CPU path (README); plain CBC updates from 32 KiB. */
