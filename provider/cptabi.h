@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 1
+#define CPT_ABI_VERSION 2
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -182,6 +182,7 @@ struct cpt_config {
     int se_engines; /* 0: number of CPUs */
     int ae_engines;
     int ring_depth; /* 0: default */
+    int spin_us; /* an idle engine's polling before it parks, µs; 0: none */
     const char *faults; /* simulator fault plan (tests), NULL: none */
     /* CPT_MAX_ALGS counters the statistics add as "software" */
     struct cpt_cpu_counters *cpu_counters;

@@ -191,8 +191,10 @@ static void set_thresholds(struct cptprov_ctx *p, const char *all, char *const *
 static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
 {
     char *stats_dir = NULL, *engines = NULL, *depth = NULL, *faults = NULL, *cpu = NULL;
+    char *spin = NULL;
     char *family[NFAMILIES] = { NULL };
-    OSSL_PARAM params[6 + NFAMILIES] = {
+    OSSL_PARAM params[7 + NFAMILIES] = {
+        OSSL_PARAM_utf8_ptr("engine_spin_us", &spin, 0),
         OSSL_PARAM_utf8_ptr("cpu_threshold", &cpu, 0),
         OSSL_PARAM_utf8_ptr("stats_dir", &stats_dir, 0),
         OSSL_PARAM_utf8_ptr("engines", &engines, 0),
@@ -202,8 +204,8 @@ static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
     const char *env;
 
     for (size_t f = 0; f < NFAMILIES; f++)
-        params[5 + f] = OSSL_PARAM_construct_utf8_ptr(cpu_families[f].key, &family[f], 0);
-    params[5 + NFAMILIES] = OSSL_PARAM_construct_end();
+        params[6 + f] = OSSL_PARAM_construct_utf8_ptr(cpu_families[f].key, &family[f], 0);
+    params[6 + NFAMILIES] = OSSL_PARAM_construct_end();
     if (c_get_params == NULL || !c_get_params(handle, params))
         return 0;
     if (stats_dir != NULL && stats_dir[0] != '\0')
@@ -216,6 +218,8 @@ static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
         p->cfg.se_engines = p->cfg.ae_engines = atoi(engines);
     if (depth != NULL)
         p->cfg.ring_depth = atoi(depth);
+    if (spin != NULL)
+        p->cfg.spin_us = atoi(spin);
     set_thresholds(p, cpu, family);
     p->cfg.stats_dir = p->stats_dir;
     p->cfg.cpu_counters = cptprov_cpu_counters;

@@ -23,7 +23,11 @@ type Config struct {
 	SEEngines int
 	AEEngines int
 	// Spin is how long one idle engine of a group keeps polling before it
-	// parks (default 50µs).
+	// parks; 0, the default, parks at once. Polling shortens a completion's
+	// latency but takes CPU from the host's own threads on the same cores:
+	// measured on 2 CPUs, 50µs of it cost haproxy 14% of its handshakes and
+	// openssl speed -async_jobs 16 10% of its ECDSA P-256 signatures and 25%
+	// of its X25519 derivations.
 	Spin time.Duration
 }
 
@@ -66,9 +70,6 @@ func New(cfg Config) *Device {
 	}
 	if cfg.AEEngines <= 0 {
 		cfg.AEEngines = runtime.NumCPU()
-	}
-	if cfg.Spin <= 0 {
-		cfg.Spin = 50 * time.Microsecond
 	}
 	d := &Device{cfg: cfg, groups: map[uint8]*group{}, stop: make(chan struct{})}
 	for id, n := range map[uint8]int{cptdrv.GroupSE: cfg.SEEngines, cptdrv.GroupAE: cfg.AEEngines} {
@@ -172,7 +173,7 @@ func (d *Device) engine(g *group) {
 		// Idle. One engine per group keeps polling for a while, so that a
 		// stream of asynchronous submissions finds an engine awake; the
 		// others park at once and are woken by the doorbell.
-		if g.spinning.CompareAndSwap(0, 1) {
+		if d.cfg.Spin > 0 && g.spinning.CompareAndSwap(0, 1) {
 			found := d.spin(g)
 			g.spinning.Store(0)
 			if found {

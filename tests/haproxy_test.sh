@@ -53,6 +53,9 @@ global
     ssl-default-bind-curves X25519:P-256:P-384
 defaults
     mode http
+    # On a reload, answer an idle keep-alive connection's next request (with
+    # Connection: close) instead of closing it under the client.
+    option idle-close-on-response
     timeout connect 5s
     timeout client 30s
     timeout server 30s
@@ -154,14 +157,15 @@ for p in $OLD; do
     cpt_wait_pid "$p" 15 || gone=0
 done
 res=$(sed -n 's/.*requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\1 \2/p' "$LOGS/h2load.log")
-# On SIGUSR2 the old worker closes its idle keep-alive connections, and
-# h2load counts the requests it had queued on them as failed: haproxy's own
-# drop, the same without cptprov. Bounded here at 5%; a crash would leave
-# no worker (exit-on-failure) and fail the check.
+# On SIGUSR2 the old worker would close its idle keep-alive connections
+# under h2load's next requests (haproxy's own drop, 0 to 182 of 3000
+# measured with and without cptprov); option idle-close-on-response makes it
+# answer them with Connection: close instead, so no request may fail. A
+# crash would leave no worker (exit-on-failure) and fail the check too.
 failed=${res#* }
-if [ $rc = 0 ] && [ -n "$res" ] && [ "$((${res% *} + failed))" = 3000 ] && [ "$failed" -le 150 ] &&
+if [ $rc = 0 ] && [ -n "$res" ] && [ "${res% *}" = 3000 ] && [ "$failed" = 0 ] &&
     [ $gone = 1 ] && [ -n "$(workers)" ]; then
-    cpt_pass reload "3000 requests through a reload, $failed dropped with the old worker's connections (at most 150); the old worker exited"
+    cpt_pass reload "3000 requests through a reload, none failed; the old worker exited"
 else
     cpt_fail reload "h2load rc $rc (succeeded failed: $res), old worker gone: $gone, workers now: $(workers | tr '\n' ' ')"
     tail -5 "$LOGS/h2load.log"

@@ -59,6 +59,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"cptprov/cptdrv"
@@ -199,6 +200,9 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 		runtime.GOMAXPROCS(runtime.NumCPU() + hostPs)
 	}
 	simCfg := simulator.Config{SEEngines: int(cfg.se_engines), AEEngines: int(cfg.ae_engines)}
+	if cfg.spin_us > 0 {
+		simCfg.Spin = time.Duration(cfg.spin_us) * time.Microsecond
+	}
 	dev := simulator.New(simCfg)
 	if cfg.faults != nil {
 		plan, err := simulator.ParseFaultPlan(C.GoString(cfg.faults))
