@@ -124,17 +124,13 @@ int cptprov_async_wait(struct cpt_notifier *n)
     if (test_delay_us > 0)
         usleep((useconds_t)(test_rand() % (unsigned)test_delay_us));
 
-    for (int idle = 0; read(n->fd, &v, sizeof(v)) != (ssize_t)sizeof(v); idle++) {
+    while (read(n->fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
         if (errno == EINTR)
             continue;
-        /* EAGAIN: not signalled yet, or a resume without the signal. A
-         * pause that cannot switch (the job machinery is gone, or pauses
-         * are blocked, as OpenSSL does around some locks) returns at once:
-         * wait on the fd then, rather than spin through pause and read. */
-        if (!ASYNC_pause_job() || idle >= 2) {
-            if (poll(&pfd, 1, 1) < 0 && errno != EINTR)
-                sched_yield();
-        }
+        /* EAGAIN: not signalled yet (or a spurious resume). Outside a
+         * pausable job (the job machinery is gone) block on the fd. */
+        if (!ASYNC_pause_job() && poll(&pfd, 1, -1) < 0 && errno != EINTR)
+            sched_yield();
     }
     return n->rc;
 }
