@@ -34,6 +34,15 @@ static void notifier_cleanup(ASYNC_WAIT_CTX *ctx, const void *key, OSSL_ASYNC_FD
  * NULL outside a job (the operation runs synchronously). Inside one, the
  * notifier of the job's wait context, with an extra reference that belongs
  * to the operation about to be submitted.
+ *
+ * A new notifier is not registered with the wait context yet: that waits
+ * until an operation has to pause (cptprov_async_wait). haproxy learns of a
+ * wait context's fds only when a job pauses, yet deletes from its poller
+ * every fd the context lists when the connection closes: an fd registered
+ * by an operation that completed without pausing, on a connection that
+ * never paused, was one it had never added, and haproxy aborts on that
+ * (seen as "fd_tgid(fd) != 1" in ssl_sock_close once the device woke up
+ * fast enough to finish handshake operations before the pause).
  */
 struct cpt_notifier *cptprov_async_begin(void)
 {
@@ -56,12 +65,8 @@ struct cpt_notifier *cptprov_async_begin(void)
             free(n);
             return NULL;
         }
-        atomic_init(&n->refs, 1); /* the wait context's reference */
-        if (!ASYNC_WAIT_CTX_set_wait_fd(wctx, cpt_async_key, n->fd, n, notifier_cleanup)) {
-            close(n->fd);
-            free(n);
-            return NULL;
-        }
+        /* The reference the wait context takes over on registration. */
+        atomic_init(&n->refs, 1);
     }
     atomic_store_explicit(&n->done, 0, memory_order_relaxed);
     n->rc = CPT_ERR;
@@ -72,11 +77,35 @@ struct cpt_notifier *cptprov_async_begin(void)
     return n;
 }
 
+/* Registers n's fd with the current job's wait context before a pause. */
+static int notifier_register(struct cpt_notifier *n)
+{
+    ASYNC_JOB *job = ASYNC_get_current_job();
+    ASYNC_WAIT_CTX *wctx = job != NULL ? ASYNC_get_wait_ctx(job) : NULL;
+
+    if (wctx == NULL || !ASYNC_WAIT_CTX_set_wait_fd(wctx, cpt_async_key, n->fd, n, notifier_cleanup))
+        return 0;
+    n->wctx = wctx;
+    return 1;
+}
+
+/*
+ * After the operation's outcome has been read from n: a notifier that
+ * never had to be registered goes with its operation.
+ */
+void cptprov_async_end(struct cpt_notifier *n)
+{
+    if (n->wctx == NULL)
+        cpt_notifier_put(n);
+}
+
 /* The operation was not submitted after all: take its reference back. */
 void cptprov_async_abort(struct cpt_notifier *n)
 {
-    if (n != NULL)
+    if (n != NULL) {
+        cptprov_async_end(n);
         cpt_notifier_put(n);
+    }
 }
 
 /*
@@ -125,11 +154,20 @@ int cptprov_async_wait(struct cpt_notifier *n)
         usleep((useconds_t)(test_rand() % (unsigned)test_delay_us));
 
     while (read(n->fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
+        int registered_now = 0;
+
         if (errno == EINTR)
             continue;
-        /* EAGAIN: not signalled yet (or a spurious resume). Outside a
-         * pausable job (the job machinery is gone) block on the fd. */
-        if (!ASYNC_pause_job() && poll(&pfd, 1, -1) < 0 && errno != EINTR)
+        /* EAGAIN: not signalled yet (or a spurious resume). */
+        if (n->wctx == NULL)
+            registered_now = notifier_register(n);
+        if (n->wctx != NULL && ASYNC_pause_job())
+            continue;
+        /* Not pausable (pauses blocked, or the job machinery gone): block
+         * on the fd. An fd registered for this pause goes again, unseen. */
+        if (registered_now && ASYNC_WAIT_CTX_clear_fd(n->wctx, cpt_async_key))
+            n->wctx = NULL;
+        if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
             sched_yield();
     }
     return n->rc;

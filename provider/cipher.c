@@ -508,6 +508,7 @@ int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t
             *outl = n->outl;
         else if (rc != CPT_OK)
             cptprov_raise_status(p, &n->st, func);
+        cptprov_async_end(n);
         return rc == CPT_OK;
     }
     cptprov_async_abort(n);

@@ -201,6 +201,9 @@ struct cpt_notifier {
     int rc;
     size_t outl;
     struct cpt_status st;
+    /* C side only (after the fields the device uses): the wait context the
+     * fd is registered with, NULL until an operation has to pause. */
+    void *wctx;
 };
 
 static inline void cpt_notifier_put(struct cpt_notifier *n)

@@ -41,13 +41,13 @@ type Stats struct {
 
 // Device is the simulated CPT.
 type Device struct {
-	cfg    Config
-	groups map[uint8]*group
-	faults atomic.Pointer[FaultPlan]
-	keys   keyCache
-	wg     sync.WaitGroup
-	stop   chan struct{}
-	once   sync.Once
+	cfg     Config
+	groups  map[uint8]*group
+	faults  atomic.Pointer[FaultPlan]
+	keys    keyCache
+	wg      sync.WaitGroup
+	stopped atomic.Bool
+	once    sync.Once
 
 	executed, errors, faulted, stalled atomic.Uint64
 }
@@ -57,8 +57,7 @@ type group struct {
 	id       uint8
 	mu       sync.Mutex
 	queues   atomic.Pointer[[]*cptdrv.Queue]
-	wake     chan struct{}
-	parked   atomic.Int32
+	park     parker
 	spinning atomic.Int32
 	engines  int
 }
@@ -71,9 +70,10 @@ func New(cfg Config) *Device {
 	if cfg.AEEngines <= 0 {
 		cfg.AEEngines = runtime.NumCPU()
 	}
-	d := &Device{cfg: cfg, groups: map[uint8]*group{}, stop: make(chan struct{})}
+	d := &Device{cfg: cfg, groups: map[uint8]*group{}}
 	for id, n := range map[uint8]int{cptdrv.GroupSE: cfg.SEEngines, cptdrv.GroupAE: cfg.AEEngines} {
-		g := &group{id: id, wake: make(chan struct{}, n), engines: n}
+		g := &group{id: id, engines: n}
+		g.park.init()
 		g.queues.Store(&[]*cptdrv.Queue{})
 		d.groups[id] = g
 		for i := 0; i < n; i++ {
@@ -121,13 +121,10 @@ func (d *Device) Detach(q *cptdrv.Queue) {
 func (d *Device) Doorbell(q *cptdrv.Queue) {
 	g := d.groups[q.Group()]
 	// A spinning engine will find the instruction; otherwise wake one.
-	if g == nil || g.spinning.Load() != 0 || g.parked.Load() == 0 {
+	if g == nil || g.spinning.Load() != 0 {
 		return
 	}
-	select {
-	case g.wake <- struct{}{}:
-	default:
-	}
+	g.park.wake(1)
 }
 
 // Execute implements cptdrv.Assister.
@@ -160,7 +157,12 @@ func (d *Device) Forget(keyID uint64) { d.keys.forget(keyID) }
 
 // Close stops the engines. Queues must be closed first.
 func (d *Device) Close() {
-	d.once.Do(func() { close(d.stop) })
+	d.once.Do(func() {
+		d.stopped.Store(true)
+		for _, g := range d.groups {
+			g.park.wake(g.engines)
+		}
+	})
 	d.wg.Wait()
 }
 
@@ -180,22 +182,19 @@ func (d *Device) engine(g *group) {
 				continue
 			}
 		}
-		g.parked.Add(1)
-		// Re-check after announcing we park: a doorbell rung before the
-		// announcement saw no parked engine and sent nothing.
-		if !g.pending() {
-			t := time.NewTimer(100 * time.Millisecond)
-			select {
-			case <-g.wake:
-			case <-d.stop:
-				t.Stop()
-				g.parked.Add(-1)
-				return
-			case <-t.C:
-			}
-			t.Stop()
+		// Re-check after announcing the sleep: a doorbell rung before the
+		// announcement saw no sleeper and woke nobody. The timeout only
+		// bounds the cost of a lost wake-up, which the protocol excludes.
+		seq := g.park.prepare()
+		if d.stopped.Load() {
+			g.park.cancel()
+			return
 		}
-		g.parked.Add(-1)
+		if g.pending() {
+			g.park.cancel()
+			continue
+		}
+		g.park.sleep(seq, int64(100*time.Millisecond))
 	}
 }
 

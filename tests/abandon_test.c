@@ -145,17 +145,34 @@ static int wait_fd(ASYNC_WAIT_CTX *w)
     return fds[0];
 }
 
-static int open_fds(void)
+/* Counts the open fds; with show, prints what each is. */
+static int open_fds_show(int show)
 {
     DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
     int n = 0;
 
     if (d == NULL)
         return -1;
-    while (readdir(d) != NULL)
+    while ((e = readdir(d)) != NULL) {
+        char path[300], target[256];
+        ssize_t len;
+
         n++;
+        if (!show || e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+        len = readlink(path, target, sizeof(target) - 1);
+        target[len > 0 ? len : 0] = '\0';
+        fprintf(stderr, "  fd %s -> %s\n", e->d_name, target);
+    }
     closedir(d);
     return n;
+}
+
+static int open_fds(void)
+{
+    return open_fds_show(0);
 }
 
 /* A job whose pauses are blocked, as OpenSSL blocks them around some locks:
@@ -378,6 +395,8 @@ int main(int argc, char **argv)
     CPT_CHECK(written == 0, "no abandoned job's buffers written after its fd was readable (%zu were)",
         written);
     CPT_CHECK(fds1 == fds0, "open fds back to %d once the device is idle (%d)", fds0, fds1);
+    if (fds1 != fds0)
+        open_fds_show(1);
     printf("jobs %zu: finished %zu, abandoned %zu, wrong %zu, stale signals %zu, writes after abandon %zu\n",
         next, finished, abandoned, wrong, stale, written);
     /* The abandoned jobs stay paused in libcrypto's pool, as in haproxy;

@@ -196,6 +196,13 @@ func cptgo_start(cfg *C.struct_cpt_config, st *C.struct_cpt_status) (rc C.int) {
 const hostPs = 2
 
 func startProcess(cfg *C.struct_cpt_config) (*process, error) {
+	// The runtime opens its poller (an epoll fd and an eventfd) with the
+	// first timer that reaches its heap: a function timer does at once, a
+	// channel timer only when someone waits on it. Open it now, so that the
+	// process's fd count is settled when the device starts rather than at
+	// some later timed wait: tests compare fd counts, and so may a host's
+	// leak checks.
+	time.AfterFunc(time.Hour, func() {}).Stop()
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(runtime.NumCPU() + hostPs)
 	}
