@@ -21,6 +21,10 @@
  *     signal for the next operation on that context);
  *   - no abandoned job's buffers change after it was abandoned (the device
  *     wrote nothing once the fd was readable);
+ *   - every fd a wait context lists when its job finishes or is abandoned
+ *     was announced at a pause (haproxy learns of fds only then, from
+ *     SSL_get_changed_async_fds, yet deletes every listed fd from its poller
+ *     when the connection closes, and aborts on one it never added);
  *   - no job waits forever, and no fd is left open once the device is idle;
  *   - a job whose pauses are blocked still finishes, in one go;
  *   - the signatures were cptprov's (the key is the default provider's, and
@@ -66,6 +70,8 @@ struct task {
     int done, abandoned, failed;
     ASYNC_JOB *job;
     ASYNC_WAIT_CTX *wctx;
+    OSSL_ASYNC_FD known[4]; /* the fds announced at pauses, as haproxy knows them */
+    size_t nknown;
 };
 
 /* One operation into out by provider prov; returns its length, 0 on error. */
@@ -190,12 +196,51 @@ static int blocked_fn(void *arg)
 }
 
 /* After ASYNC_start_job: finished, paused, or failed. */
+/* At a pause: what haproxy's ssl_async_process_fds learns. */
+static void learn_fds(struct task *t)
+{
+    OSSL_ASYNC_FD add[4], del[4];
+    size_t nadd = 0, ndel = 0;
+
+    if (!ASYNC_WAIT_CTX_get_changed_fds(t->wctx, NULL, &nadd, NULL, &ndel) || nadd > 4 || ndel > 4
+        || !ASYNC_WAIT_CTX_get_changed_fds(t->wctx, add, &nadd, del, &ndel))
+        return;
+    for (size_t i = 0; i < ndel; i++)
+        for (size_t k = 0; k < t->nknown; k++)
+            if (t->known[k] == del[i])
+                t->known[k] = t->known[--t->nknown];
+    for (size_t i = 0; i < nadd && t->nknown < 4; i++)
+        t->known[t->nknown++] = add[i];
+}
+
+/* At the end of a job's life: how many listed fds were never announced. */
+static size_t unannounced_fds(const struct task *t)
+{
+    OSSL_ASYNC_FD fds[4];
+    size_t n = 0, bad = 0;
+
+    if (!ASYNC_WAIT_CTX_get_all_fds(t->wctx, NULL, &n) || n > 4 || !ASYNC_WAIT_CTX_get_all_fds(t->wctx, fds, &n))
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+
+        while (k < t->nknown && t->known[k] != fds[i])
+            k++;
+        bad += k == t->nknown;
+    }
+    return bad;
+}
+
+static _Atomic size_t unannounced;
+
 static void after_start(struct task *t, int rc, size_t *stale, int *inflight)
 {
     int fd;
 
-    if (rc == ASYNC_PAUSE)
+    if (rc == ASYNC_PAUSE) {
+        learn_fds(t);
         return;
+    }
     (*inflight)--;
     t->done = 1;
     if (rc != ASYNC_FINISH) {
@@ -204,6 +249,7 @@ static void after_start(struct task *t, int rc, size_t *stale, int *inflight)
     }
     if ((fd = wait_fd(t->wctx)) >= 0 && readable(fd))
         (*stale)++;
+    unannounced += unannounced_fds(t);
     ASYNC_WAIT_CTX_free(t->wctx);
     t->wctx = NULL;
 }
@@ -264,6 +310,7 @@ static void *drive(void *arg)
                 /* haproxy: the connection is gone; the SSL is freed. */
                 for (int k = 0; k < OPS; k++)
                     memset(t->out[k], CANARY, OUTSZ);
+                unannounced += unannounced_fds(t);
                 ASYNC_WAIT_CTX_free(t->wctx);
                 t->wctx = NULL;
                 t->abandoned = 1;
@@ -394,6 +441,8 @@ int main(int argc, char **argv)
         "next operation)", stale);
     CPT_CHECK(written == 0, "no abandoned job's buffers written after its fd was readable (%zu were)",
         written);
+    CPT_CHECK(unannounced == 0, "every fd a wait context lists at the end of its job was announced at a "
+        "pause (%zu were not)", (size_t)unannounced);
     CPT_CHECK(fds1 == fds0, "open fds back to %d once the device is idle (%d)", fds0, fds1);
     if (fds1 != fds0)
         open_fds_show(1);
