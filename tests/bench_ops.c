@@ -8,6 +8,7 @@
  *   bench_ops --provider NAME [--provider-path DIR] --alg ALG
  *             [--jobs N (0: synchronous)] [--seconds S]
  *   ALG: rsa2048 rsa4096 ecdsap256 ecdsap384 ecdhp256 ecdhx25519
+ *        x25519gen p256gen (key generation, as a TLS server's ECDHE share)
  *
  * Prints one line: alg=.. provider=.. jobs=.. ops=.. wall_s=.. thread_cpu_s=..
  * ops_per_s=.. cpu_us_per_op=..
@@ -26,6 +27,7 @@ static cpt_env g_env;
 static EVP_PKEY *g_key, *g_peer;
 static const char *g_alg;
 static int g_derive;
+static const char *g_gen_type, *g_gen_group; /* key generation */
 
 static double clock_s(clockid_t id)
 {
@@ -57,7 +59,7 @@ static int setup(void)
 {
     static const struct {
         const char *name, *type, *param, *value;
-        int bits, derive;
+        int bits, derive; /* derive 2: key generation */
     } algs[] = {
         { "rsa2048", "RSA", NULL, NULL, 2048, 0 },
         { "rsa4096", "RSA", NULL, NULL, 4096, 0 },
@@ -65,12 +67,19 @@ static int setup(void)
         { "ecdsap384", "EC", OSSL_PKEY_PARAM_GROUP_NAME, "P-384", 0, 0 },
         { "ecdhp256", "EC", OSSL_PKEY_PARAM_GROUP_NAME, "P-256", 0, 1 },
         { "ecdhx25519", "X25519", NULL, NULL, 0, 1 },
+        { "x25519gen", "X25519", NULL, NULL, 0, 2 },
+        { "p256gen", "EC", OSSL_PKEY_PARAM_GROUP_NAME, "P-256", 0, 2 },
     };
 
     for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++) {
         if (strcmp(algs[i].name, g_alg) != 0)
             continue;
         g_derive = algs[i].derive;
+        if (g_derive == 2) {
+            g_gen_type = algs[i].type;
+            g_gen_group = algs[i].value;
+            return 1;
+        }
         g_key = keygen(algs[i].type, algs[i].param, algs[i].value, algs[i].bits);
         if (g_derive)
             g_peer = keygen(algs[i].type, algs[i].param, algs[i].value, algs[i].bits);
@@ -79,15 +88,24 @@ static int setup(void)
     return 0;
 }
 
-/* One operation: a signature of a SHA-256 digest, or a key derivation. */
+/* One operation: a signature of a SHA-256 digest, a key derivation or a
+ * key generation. */
 static int one_op(void *arg)
 {
     unsigned char dgst[32] = { 1, 2, 3 }, out[600];
     size_t outl = sizeof(out);
-    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(g_env.libctx, g_key, g_env.propq);
+    EVP_PKEY_CTX *c;
     int ok;
 
     (void)arg;
+    if (g_derive == 2) {
+        EVP_PKEY *k = keygen(g_gen_type, g_gen_group != NULL ? OSSL_PKEY_PARAM_GROUP_NAME : NULL,
+            g_gen_group, 0);
+
+        EVP_PKEY_free(k);
+        return k != NULL;
+    }
+    c = EVP_PKEY_CTX_new_from_pkey(g_env.libctx, g_key, g_env.propq);
     if (g_derive)
         ok = c != NULL && EVP_PKEY_derive_init(c) > 0 && EVP_PKEY_derive_set_peer(c, g_peer) > 0
             && EVP_PKEY_derive(c, out, &outl) > 0;

@@ -1,6 +1,11 @@
 package asym
 
-import "filippo.io/bigmod"
+import (
+	"crypto/sha256"
+	"sync"
+
+	"filippo.io/bigmod"
+)
 
 // trimPublic strips the leading zero bytes of a public value (a modulus).
 // Not constant time: only for values whose length may leak.
@@ -123,24 +128,13 @@ func ModExpPublic(base, exp, m []byte) ([]byte, error) {
 // As on the hardware, the key is not otherwise checked: a wrong dP, dQ or
 // qInv gives a wrong result, not an error.
 func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
-	P, err := oddModulus(p)
+	k, err := crtKeys.get(p, q, qInv)
 	if err != nil {
 		return nil, err
 	}
-	Q, err := oddModulus(q)
-	if err != nil {
-		return nil, err
-	}
+	P, Q, N, QInv := k.P, k.Q, k.N, k.QInv
 	p, q = trimPublic(p), trimPublic(q)
-	N, err := bigmod.NewModulusProduct(p, q)
-	if err != nil {
-		return nil, ErrInput
-	}
 	C, err := natFor(c, N)
-	if err != nil {
-		return nil, err
-	}
-	QInv, err := natFor(qInv, P)
 	if err != nil {
 		return nil, err
 	}
@@ -175,9 +169,88 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 	// h = (m1 - m2) * qInv mod p
 	t0 := bigmod.NewNat()
 	m.Sub(t0.Mod(m2, P), P)
-	m.Mul(QInv, P)
+	m.Mul(QInv, P) // reads QInv only: one Nat serves concurrent engines
 	// m = m2 + h*q mod n
 	m.ExpandFor(N).Mul(t0.Mod(Q.Nat(), N), N)
 	m.Add(m2.ExpandFor(N), N)
 	return m.Bytes(N), nil
+}
+
+// crtKey is the arithmetic set-up of one RSA private key in CRT form.
+// Building it (three moduli, the inverse and R² of each) cost 8% of an
+// RSA-2048 signature, and a host signs with the same few keys again and
+// again: the default provider keeps the same in its RSA key object.
+type crtKey struct {
+	P, Q, N *bigmod.Modulus
+	QInv    *bigmod.Nat // never written after newCRTKey
+}
+
+// crtCache holds the keys of recent CRT instructions, looked up by the
+// SHA-256 of the key's primes and qInv so that the lookup compares no
+// secret byte. Bounded: replaced round robin when full.
+type crtCache struct {
+	mu    sync.Mutex
+	byKey map[[sha256.Size]byte]*crtKey
+	ring  [crtCacheSize][sha256.Size]byte
+	used  int
+	next  int
+}
+
+const crtCacheSize = 64
+
+var crtKeys = crtCache{byKey: map[[sha256.Size]byte]*crtKey{}}
+
+func (c *crtCache) get(p, q, qInv []byte) (*crtKey, error) {
+	h := sha256.New()
+	for _, b := range [][]byte{p, q, qInv} {
+		var l [4]byte
+		l[0], l[1], l[2], l[3] = byte(len(b)>>24), byte(len(b)>>16), byte(len(b)>>8), byte(len(b))
+		h.Write(l[:])
+		h.Write(b)
+	}
+	var id [sha256.Size]byte
+	h.Sum(id[:0])
+	c.mu.Lock()
+	k := c.byKey[id]
+	c.mu.Unlock()
+	if k != nil {
+		return k, nil
+	}
+	k, err := newCRTKey(p, q, qInv)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byKey[id] == nil {
+		if c.used == crtCacheSize {
+			delete(c.byKey, c.ring[c.next])
+		} else {
+			c.used++
+		}
+		c.ring[c.next] = id
+		c.next = (c.next + 1) % crtCacheSize
+		c.byKey[id] = k
+	}
+	return k, nil
+}
+
+func newCRTKey(p, q, qInv []byte) (*crtKey, error) {
+	P, err := oddModulus(p)
+	if err != nil {
+		return nil, err
+	}
+	Q, err := oddModulus(q)
+	if err != nil {
+		return nil, err
+	}
+	N, err := bigmod.NewModulusProduct(trimPublic(p), trimPublic(q))
+	if err != nil {
+		return nil, ErrInput
+	}
+	QInv, err := natFor(qInv, P)
+	if err != nil {
+		return nil, err
+	}
+	return &crtKey{P: P, Q: Q, N: N, QInv: QInv}, nil
 }
