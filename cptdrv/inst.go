@@ -215,7 +215,8 @@ const (
 	CompGood     uint8 = 1    // executed; UCCode tells the engine's verdict
 	CompFault    uint8 = 2    // the device could not read or write the instruction's memory
 	CompBadInst  uint8 = 3    // unknown opcode, bad lengths or flags
-	CompHWError  uint8 = 4    // engine error (also what fault injection produces)
+	CompHWError  uint8 = 4    // engine error, instruction not executed (also what fault injection produces)
+	CompReset    uint8 = 5    // the device was reset before an engine started the instruction
 	CompTimeout  uint8 = 0x80 // written by the driver, never the device: no completion in time
 	UCSuccess    uint8 = 0
 	UCAuthFail   uint8 = 1 // AEAD tag mismatch
@@ -232,10 +233,13 @@ const (
 type Result struct {
 	CompCode uint8
 	UCCode   uint8
-	_        uint16
+	Flags    uint16 // written by the driver: FlagSoftware
 	RLen     uint32
 	_        uint64
 }
+
+// FlagSoftware marks a result the driver's software fallback computed.
+const FlagSoftware uint16 = 1
 
 // Done reports whether the device has written the result.
 func (r *Result) Done() bool {

@@ -33,12 +33,32 @@ type request struct {
 	sleeping atomic.Bool   // a synchronous waiter is (about to be) blocked on done
 	done     chan struct{}
 	cb       Completion
+	// claim decides, per generation, who may complete a queued
+	// instruction: an engine that starts it, or the watchdog that gives up
+	// on it (gen<<32 | claimQueued, claimStarted or claimExpired).
+	claim atomic.Uint64
+	tick  atomic.Uint32 // the watchdog's tick when the instruction was queued
+	tries uint8         // device retries so far
+	inst  Instruction   // kept for a retry or the software fallback
 	// A sampled request carries the times of its phases (nanoseconds on
 	// the queue's clock): submitted, queued, started by an engine,
 	// completed by it.
 	sampled bool
 	t       [4]int64
 }
+
+// The low bits of request.claim. An expired instruction is still in the
+// ring, so its slot is released only once both its owner (who has taken its
+// completion) and an engine (who has popped the stale entry) signed off:
+// the ring never holds more entries than there are slots in use.
+const (
+	claimQueued    uint64 = 0
+	claimStarted   uint64 = 1
+	claimExpired   uint64 = 2
+	claimStateMask uint64 = 3
+	expOwnerDone   uint64 = 4 // the owner has taken the expired request's completion
+	expConsumed    uint64 = 8 // the instruction is out of the ring
+)
 
 const (
 	reqFree uint32 = iota
@@ -54,8 +74,13 @@ type QueueStats struct {
 	Completed  uint64 // results reported by the device
 	Full       uint64 // submissions that found every slot in flight
 	Stale      uint64 // completions for requests already completed or abandoned
-	Timeouts   uint64 // synchronous waits that gave up
+	Timeouts   uint64 // instructions no engine took in time (watchdog, or a synchronous wait)
 	Assisted   uint64 // instructions executed on a synchronous submitter's goroutine
+	Failed     uint64 // device failures of instructions it did not execute (errors, resets, timeouts)
+	Retries    uint64 // instructions sent to the device again after such a failure
+	Fallbacks  uint64 // instructions computed in software instead (failure, open circuit, full queue)
+	Opens      uint64 // times the circuit breaker opened
+	Circuit    string // closed, open or probing
 	InFlightHi uint64 // highest number of requests in flight seen
 	Phases     Phases // where a sample of the requests spent their time
 }
@@ -87,10 +112,19 @@ type Queue struct {
 	reqs    []request
 	results *DMA
 
+	policy  Policy
+	breaker *breaker
+	absent  bool          // no device: everything goes to the software fallback
+	tick    atomic.Uint32 // the watchdog's clock
+	expiry  uint32        // ticks after which a queued instruction has expired
+	stop    chan struct{}
+	watched sync.WaitGroup
+
 	closed   atomic.Bool
 	inFlight atomic.Int64
 	stats    struct {
 		submitted, completed, full, stale, timeouts, assisted, hi atomic.Uint64
+		failed, retries, fallbacks                                atomic.Uint64
 	}
 	clock    time.Time // the phases' time origin
 	sampling atomic.Uint64
@@ -102,9 +136,12 @@ type Queue struct {
 
 // QueueConfig describes a queue to open.
 type QueueConfig struct {
-	Group   uint8         // engine group served by this queue
-	Depth   int           // ring depth, rounded up to a power of two (default 1024)
-	Timeout time.Duration // how long Do waits for a completion (default 10s)
+	Group uint8 // engine group served by this queue
+	Depth int   // ring depth, rounded up to a power of two (default 1024)
+	// Timeout is how long a queued instruction may wait for an engine
+	// before the driver gives up on it (default 10s).
+	Timeout time.Duration
+	Policy  Policy // retries, software fallback, circuit breaker
 }
 
 // NewQueue allocates a queue and attaches it to the backend.
@@ -135,19 +172,26 @@ func NewQueue(b Backend, cfg QueueConfig) (*Queue, error) {
 		reqs:    make([]request, depth),
 		results: results,
 		clock:   time.Now(),
+		policy:  cfg.Policy.withDefaults(),
+		stop:    make(chan struct{}),
 	}
 	if q.timeout <= 0 {
 		q.timeout = 10 * time.Second
 	}
+	q.breaker = newBreaker(q.policy)
 	q.assist, _ = b.(Assister)
 	for i := range q.reqs {
 		q.reqs[i].done = make(chan struct{}, 1)
 		q.free.push(uint32(i))
 	}
-	if err := b.Attach(q); err != nil {
+	if err := b.Attach(q); err == ErrAbsent && q.policy.Software != nil {
+		q.breaker.state.Store(circuitAbsent)
+		q.absent = true
+	} else if err != nil {
 		results.Free()
 		return nil, err
 	}
+	q.startWatchdog()
 	return q, nil
 }
 
@@ -177,6 +221,13 @@ func (q *Queue) acquire() (uint32, bool) {
 	return id, true
 }
 
+// unacquire returns a slot acquire gave out and nothing used.
+func (q *Queue) unacquire(id uint32) {
+	for !q.free.push(id) {
+		runtime.Gosched()
+	}
+}
+
 func (q *Queue) release(id uint32) {
 	r := &q.reqs[id]
 	r.cb = nil
@@ -188,27 +239,44 @@ func (q *Queue) release(id uint32) {
 	}
 }
 
-// prepare binds inst to request slot id: its result area and tag.
+// prepare binds inst to request slot id (result area, tag) and counts it
+// in flight.
 func (q *Queue) prepare(id uint32, inst *Instruction) {
 	r := &q.reqs[id]
 	if r.sampled = q.sampling.Add(1)%phaseSample == 0; r.sampled {
 		r.t[0] = q.now()
 	}
-	res := q.result(id)
-	res.reset()
-	// A token left in r.done by an earlier completion nobody slept on only
-	// causes one spurious wake-up of a sleeping Do, which re-checks state.
-	inst.ResPtr = uintptr(unsafe.Pointer(res))
-	inst.Tag = uint64(r.gen.Load())<<32 | uint64(id)
-	inst.Group = q.group
+	r.tries = 0
+	q.bind(id, inst)
 	if n := uint64(q.inFlight.Add(1)); n > q.stats.hi.Load() {
 		q.stats.hi.Store(n)
 	}
 	q.stats.submitted.Add(1)
 }
 
+// bind points inst at slot id's result area under the slot's current
+// generation, and keeps a copy for a retry or the fallback.
+func (q *Queue) bind(id uint32, inst *Instruction) {
+	r := &q.reqs[id]
+	res := q.result(id)
+	res.reset()
+	// A token left in r.done by an earlier completion nobody slept on only
+	// causes one spurious wake-up of a sleeping Do, which re-checks state.
+	gen := r.gen.Load()
+	inst.ResPtr = uintptr(unsafe.Pointer(res))
+	inst.Tag = uint64(gen)<<32 | uint64(id)
+	inst.Group = q.group
+	r.inst = *inst
+	r.tick.Store(q.tick.Load())
+	r.claim.Store(uint64(gen)<<32 | claimQueued)
+}
+
 func (q *Queue) enqueue(id uint32, inst *Instruction) {
 	q.prepare(id, inst)
+	q.push(id, inst)
+}
+
+func (q *Queue) push(id uint32, inst *Instruction) {
 	r := &q.reqs[id]
 	if r.sampled {
 		// Set before the push publishes the instruction to the engines.
@@ -226,13 +294,54 @@ func (q *Queue) enqueue(id uint32, inst *Instruction) {
 
 func (q *Queue) now() int64 { return int64(time.Since(q.clock)) }
 
-// Started is the device telling the driver an engine begins the
-// instruction with this tag (for the phase statistics only).
-func (q *Queue) Started(tag uint64) {
+// Started is an engine claiming the instruction with this tag before it
+// executes it. It returns false when the instruction must not be executed:
+// the driver gave up on it (it waited too long for an engine and was
+// retried, computed in software or failed), or the tag is stale. An engine
+// must call it, and honour it, before touching the instruction's memory.
+func (q *Queue) Started(tag uint64) bool {
+	id := uint32(tag)
+	if int(id) >= len(q.reqs) {
+		return false
+	}
+	r := &q.reqs[id]
+	gen := tag >> 32
+	if !r.claim.CompareAndSwap(gen<<32|claimQueued, gen<<32|claimStarted) {
+		q.signOff(id, uint32(gen), expConsumed)
+		return false
+	}
+	if r.sampled {
+		r.t[2] = q.now()
+	}
+	return true
+}
+
+// Discarded is an engine reporting that it took the instruction with this
+// tag from the ring and dropped it without executing it (the simulator's
+// stalled engine): the driver reuses its slot once it has given up on it.
+func (q *Queue) Discarded(tag uint64) {
 	if id := uint32(tag); int(id) < len(q.reqs) {
-		if r := &q.reqs[id]; r.sampled && r.gen.Load() == uint32(tag>>32) {
-			r.t[2] = q.now()
+		q.signOff(id, uint32(tag>>32), expConsumed)
+	}
+}
+
+// signOff records one of the two sign-offs an expired instruction's slot
+// needs (its owner's, the ring's), and releases the slot after both.
+func (q *Queue) signOff(id uint32, gen uint32, bit uint64) {
+	r := &q.reqs[id]
+	for {
+		c := r.claim.Load()
+		if uint32(c>>32) != gen || c&bit != 0 || c&claimStateMask == claimStarted {
+			return
 		}
+		n := c | bit
+		if !r.claim.CompareAndSwap(c, n) {
+			continue
+		}
+		if n&claimStateMask == claimExpired && n&(expOwnerDone|expConsumed) == expOwnerDone|expConsumed {
+			q.release(id)
+		}
+		return
 	}
 }
 
@@ -249,6 +358,9 @@ func (q *Queue) account(t [4]int64, end int64) {
 
 // TrySubmit queues inst and returns at once; done runs when the device
 // completes it. It fails with ErrQueueFull when every slot is in flight.
+// While the circuit breaker keeps requests off the device, inst is computed
+// in software before TrySubmit returns (done has run), or without a
+// fallback TrySubmit fails with ErrDeviceUnavailable.
 func (q *Queue) TrySubmit(inst *Instruction, done Completion) error {
 	if q.closed.Load() {
 		return ErrClosed
@@ -256,6 +368,15 @@ func (q *Queue) TrySubmit(inst *Instruction, done Completion) error {
 	id, ok := q.acquire()
 	if !ok {
 		return ErrQueueFull
+	}
+	// After acquire: a probe the breaker lets through must reach the device.
+	if !q.breaker.allow() {
+		q.unacquire(id)
+		res, err := q.offDevice(inst)
+		if err == nil {
+			done(res)
+		}
+		return err
 	}
 	r := &q.reqs[id]
 	r.cb = done
@@ -265,8 +386,23 @@ func (q *Queue) TrySubmit(inst *Instruction, done Completion) error {
 	return nil
 }
 
+// offDevice computes inst in software, or reports that it cannot.
+func (q *Queue) offDevice(inst *Instruction) (Result, error) {
+	if q.policy.Software == nil {
+		return Result{}, ErrDeviceUnavailable
+	}
+	q.stats.fallbacks.Add(1)
+	return compute(q.policy.Software, *inst, q.group), nil
+}
+
+// fullWait is how long a submitter waits for a free slot before it computes
+// its instruction in software (when there is a fallback): long enough to
+// ride out a burst, short against a device that stopped consuming.
+const fullWait = 2 * time.Millisecond
+
 // Submit is TrySubmit with back-pressure: while the queue is full it helps
-// the device (or yields) until a slot frees up or the timeout passes.
+// the device (or yields) until a slot frees up or the timeout passes; with
+// a software fallback it waits only fullWait, then computes inst itself.
 func (q *Queue) Submit(inst *Instruction, done Completion) error {
 	deadline := time.Time{}
 	for spins := 0; ; spins++ {
@@ -278,12 +414,24 @@ func (q *Queue) Submit(inst *Instruction, done Completion) error {
 			continue
 		}
 		if deadline.IsZero() {
-			deadline = time.Now().Add(q.timeout)
+			deadline = time.Now().Add(q.fullWait())
 		} else if time.Now().After(deadline) {
-			return ErrQueueFull
+			if q.policy.Software == nil {
+				return ErrQueueFull
+			}
+			res, _ := q.offDevice(inst)
+			done(res)
+			return nil
 		}
 		backoff(spins)
 	}
+}
+
+func (q *Queue) fullWait() time.Duration {
+	if q.policy.Software != nil {
+		return min(q.timeout, fullWait)
+	}
+	return q.timeout
 }
 
 // Help executes one queued instruction on the calling goroutine, when the
@@ -293,11 +441,14 @@ func (q *Queue) Help() bool { return q.assist != nil && q.assist.Assist(q) }
 
 // Do submits inst and waits for its result. With a backend that can assist,
 // the calling goroutine executes queued instructions itself while it waits.
+// Failures of instructions the device did not execute are retried and
+// computed in software as the queue's Policy says.
 func (q *Queue) Do(inst *Instruction) (Result, error) {
 	if q.closed.Load() {
 		return Result{}, ErrClosed
 	}
 	var id uint32
+	var deadline time.Time
 	for spins := 0; ; spins++ {
 		var ok bool
 		if id, ok = q.acquire(); ok {
@@ -306,26 +457,78 @@ func (q *Queue) Do(inst *Instruction) (Result, error) {
 		if q.closed.Load() {
 			return Result{}, ErrClosed
 		}
-		if q.assist == nil || !q.assist.Assist(q) {
-			backoff(spins)
+		if q.assist != nil && q.assist.Assist(q) {
+			continue
 		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(q.fullWait())
+		} else if q.policy.Software != nil && time.Now().After(deadline) {
+			return q.offDevice(inst)
+		}
+		backoff(spins)
+	}
+	if !q.breaker.allow() {
+		q.unacquire(id)
+		return q.offDevice(inst)
 	}
 	r := &q.reqs[id]
-	r.state.Store(reqSync)
-	res := q.result(id)
-	if q.assist != nil {
-		// The caller's goroutine is the engine: no ring, no hand-off, and
-		// no engine can take the instruction from under it.
-		q.prepare(id, inst)
-		if r.sampled {
-			r.t[1] = q.now()
+	q.prepare(id, inst)
+	for {
+		r.state.Store(reqSync)
+		if q.assist != nil {
+			// The caller's goroutine is the engine: no ring, no hand-off,
+			// and no engine can take the instruction from under it.
+			if r.sampled {
+				r.t[1] = q.now()
+			}
+			q.stats.assisted.Add(1)
+			q.assist.Execute(q, *inst) // by value: inst must not escape to the heap
+			// Never in the ring: if the engine dropped it, nothing else will
+			// (a no-op once it completed: the generation moved on).
+			q.signOff(id, uint32(inst.Tag>>32), expConsumed)
+		} else {
+			q.push(id, inst)
+			q.backend.Doorbell(q)
 		}
-		q.stats.assisted.Add(1)
-		q.assist.Execute(q, *inst) // by value: inst must not escape to the heap
-	} else {
-		q.enqueue(id, inst)
-		q.backend.Doorbell(q)
+		out, err := q.wait(id)
+		switch {
+		case err == errExpired:
+			// No engine took it; the device is not consuming, so no retry.
+			if q.policy.Software != nil {
+				return q.offDevice(inst)
+			}
+			return out, ErrTimeout
+		case err != nil:
+			return out, err
+		case !notExecuted(out):
+			q.release(id)
+			return out, nil
+		case r.tries < uint8(min(q.policy.Retries, 255)) && !q.closed.Load() && q.breaker.allow():
+			r.tries++
+			q.stats.retries.Add(1)
+			q.bind(id, inst)
+			continue
+		}
+		q.release(id)
+		if q.policy.Software != nil {
+			return q.offDevice(inst)
+		}
+		return out, nil
 	}
+}
+
+// errExpired is wait's report that it took the instruction back from the
+// queue before any engine started it.
+var errExpired = errors.New("cptdrv: instruction expired in the queue")
+
+// wait waits for the completion of the synchronous request in slot id.
+// After the queue's timeout it takes back an instruction no engine has
+// started (errExpired: the caller owns the slot again); one an engine is
+// executing it abandons (ErrTimeout: the device may still write the
+// instruction's memory, so nothing may compute it again).
+func (q *Queue) wait(id uint32) (Result, error) {
+	r := &q.reqs[id]
+	res := q.result(id)
 	deadline := time.Time{}
 	for spins := 0; r.state.Load() != reqDone; spins++ {
 		if q.assist != nil && q.assist.Assist(q) {
@@ -341,6 +544,13 @@ func (q *Queue) Do(inst *Instruction) (Result, error) {
 		}
 		wait := time.Until(deadline)
 		if wait <= 0 {
+			if gen, ok := q.expire(id); ok {
+				// Stale from now on, should the instruction ever surface.
+				r.gen.CompareAndSwap(gen, gen+1)
+				q.expired()
+				q.signOff(id, gen, expOwnerDone)
+				return Result{CompCode: CompTimeout}, errExpired
+			}
 			// Give the slot up only when the device reports it; until then
 			// it may still write the result, so it stays out of the free list.
 			if r.state.CompareAndSwap(reqSync, reqAbandoned) {
@@ -364,8 +574,25 @@ func (q *Queue) Do(inst *Instruction) (Result, error) {
 	if r.sampled {
 		q.account(r.t, q.now())
 	}
-	q.release(id)
 	return out, nil
+}
+
+// expire takes the instruction in slot id back from the queue if no engine
+// has started it; it returns the generation it was queued under.
+func (q *Queue) expire(id uint32) (uint32, bool) {
+	r := &q.reqs[id]
+	c := r.claim.Load()
+	if c&claimStateMask != claimQueued {
+		return 0, false
+	}
+	return uint32(c >> 32), r.claim.CompareAndSwap(c, c|claimExpired)
+}
+
+// expired accounts for an instruction that waited too long for an engine.
+func (q *Queue) expired() {
+	q.stats.timeouts.Add(1)
+	q.stats.failed.Add(1)
+	q.breaker.failure()
 }
 
 // Next is the device side: it returns the oldest queued instruction.
@@ -400,13 +627,27 @@ func (q *Queue) Complete(tag uint64) {
 	if r.sampled {
 		r.t[3] = q.now()
 	}
+	failed := notExecuted(*q.result(id))
+	if failed {
+		q.stats.failed.Add(1)
+		q.breaker.failure()
+	} else {
+		q.breaker.success()
+	}
 	for {
 		switch r.state.Load() {
 		case reqAsync:
+			if failed && q.retry(id) {
+				return
+			}
 			cb := r.cb
 			res := *q.result(id)
+			inst := r.inst
 			sampled, t := r.sampled, r.t
 			q.release(id)
+			if failed && q.policy.Software != nil {
+				res, _ = q.offDevice(&inst)
+			}
 			if cb != nil {
 				cb(res)
 			}
@@ -437,6 +678,79 @@ func (q *Queue) Complete(tag uint64) {
 	}
 }
 
+// retry sends the asynchronous request in slot id, whose instruction the
+// device failed without executing, to the device again, if the policy and
+// the breaker allow.
+func (q *Queue) retry(id uint32) bool {
+	r := &q.reqs[id]
+	if int(r.tries) >= q.policy.Retries || q.closed.Load() || !q.breaker.allow() {
+		return false
+	}
+	r.tries++
+	q.stats.retries.Add(1)
+	inst := r.inst
+	q.bind(id, &inst)
+	q.push(id, &inst)
+	q.backend.Doorbell(q)
+	return true
+}
+
+// startWatchdog runs the goroutine that gives up on asynchronous
+// instructions no engine has started within the timeout (a stalled or
+// absent engine): each is completed as CompTimeout, and so retried or
+// computed in software. A quarter of the timeout per tick: an instruction
+// expires between 4 and 5 ticks after it was queued.
+func (q *Queue) startWatchdog() {
+	period := max(q.timeout/4, time.Millisecond)
+	q.expiry = 4
+	q.watched.Add(1)
+	go func() {
+		defer q.watched.Done()
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-q.stop:
+				return
+			case <-t.C:
+				q.watch(q.tick.Add(1))
+			}
+		}
+	}()
+}
+
+func (q *Queue) watch(now uint32) {
+	for i := range q.reqs {
+		id, r := uint32(i), &q.reqs[i]
+		if r.state.Load() != reqAsync || r.claim.Load()&claimStateMask != claimQueued || now-r.tick.Load() <= q.expiry {
+			continue
+		}
+		gen, ok := q.expire(id)
+		if !ok {
+			continue
+		}
+		// Take the completion: a report of the old tag is stale now.
+		if !r.gen.CompareAndSwap(gen, gen+1) {
+			continue
+		}
+		cb, inst := r.cb, r.inst
+		r.cb = nil
+		q.expired()
+		q.signOff(id, gen, expOwnerDone)
+		// The device is not consuming: no retry. The software computation
+		// (or the failure) is delivered off the watchdog.
+		go func() {
+			res, err := q.offDevice(&inst)
+			if err != nil {
+				res = Result{CompCode: CompTimeout}
+			}
+			if cb != nil {
+				cb(res)
+			}
+		}()
+	}
+}
+
 // Stats returns a snapshot of the queue's counters.
 func (q *Queue) Stats() QueueStats {
 	return QueueStats{
@@ -447,6 +761,11 @@ func (q *Queue) Stats() QueueStats {
 		Timeouts:   q.stats.timeouts.Load(),
 		Assisted:   q.stats.assisted.Load(),
 		InFlightHi: q.stats.hi.Load(),
+		Failed:     q.stats.failed.Load(),
+		Retries:    q.stats.retries.Load(),
+		Fallbacks:  q.stats.fallbacks.Load(),
+		Opens:      q.breaker.opens.Load(),
+		Circuit:    [...]string{"closed", "open", "probing", "absent"}[q.breaker.state.Load()],
 		Phases: Phases{
 			Samples: q.phases.samples.Load(),
 			Submit:  q.phases.submit.Load(),
@@ -462,7 +781,11 @@ func (q *Queue) Stats() QueueStats {
 func (q *Queue) Close() {
 	q.closeOnce.Do(func() {
 		q.closed.Store(true)
-		q.backend.Detach(q)
+		close(q.stop)
+		q.watched.Wait()
+		if !q.absent {
+			q.backend.Detach(q)
+		}
 	})
 }
 

@@ -54,6 +54,9 @@ func (d *fakeDevice) engine() {
 		d.mu.Unlock()
 		if q != nil && !d.hold.Load() {
 			if inst, ok := q.Next(); ok {
+				if !q.Started(inst.Tag) {
+					continue
+				}
 				d.executed.Add(1)
 				ResultAt(inst.ResPtr).Publish(CompGood, UCSuccess, inst.DLen)
 				q.Complete(inst.Tag)

@@ -131,8 +131,16 @@ func deviceError(res cptdrv.Result, err error) *Error {
 		return errorf(ReasonTimeout, "device did not complete the operation in time")
 	case err == cptdrv.ErrQueueFull:
 		return errorf(ReasonQueueFull, "device queue full")
+	case err == cptdrv.ErrDeviceUnavailable:
+		return errorf(ReasonDeviceUnavailable, "device unavailable: it failed repeatedly and the software fallback is off")
 	case err != nil:
 		return errorf(ReasonDeviceError, "device: %v", err)
+	case res.CompCode == cptdrv.CompTimeout:
+		return errorf(ReasonTimeout, "device did not start the operation in time (software fallback off)")
+	case res.CompCode == cptdrv.CompReset:
+		return errorf(ReasonDeviceError, "device reset before it ran the operation (software fallback off)")
+	case res.CompCode == cptdrv.CompHWError:
+		return errorf(ReasonDeviceError, "device engine error (software fallback off)")
 	case res.CompCode != cptdrv.CompGood:
 		return errorf(ReasonDeviceError, "device completion code %#x", res.CompCode)
 	case res.UCCode == cptdrv.UCAuthFail:

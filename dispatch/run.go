@@ -5,16 +5,21 @@ import (
 	"cptprov/stats"
 )
 
-// complete accounts for a completion and applies a.
+// complete accounts for a completion and applies a. A result the driver's
+// software fallback computed counts as software.
 func complete[F finisher](alg *stats.Alg, res cptdrv.Result, err error, a F) (int, *Error) {
+	where := &alg.Device
+	if res.Flags&cptdrv.FlagSoftware != 0 {
+		where = &alg.Software
+	}
 	if e := deviceError(res, err); e != nil {
 		alg.Errors.Add(1)
 		if res.CompCode == cptdrv.CompGood {
-			alg.Device.Add(1)
+			where.Add(1)
 		}
 		return 0, e
 	}
-	alg.Device.Add(1)
+	where.Add(1)
 	n, e := a.finish(res)
 	if e != nil {
 		alg.Errors.Add(1)

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 2
+#define CPT_ABI_VERSION 3
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -42,6 +42,7 @@
 #define CPT_R_VERIFY_FAILED 19
 #define CPT_R_WRONG_FINAL_BLOCK_LENGTH 20
 #define CPT_R_BAD_DECRYPT 21
+#define CPT_R_BAD_CONFIG 22 /* C side only: a bad value in the configuration */
 
 /* Cipher algorithm ids (dispatch.Alg*). */
 #define CPT_ALG_AES_128_GCM 1
@@ -184,6 +185,11 @@ struct cpt_config {
     int ring_depth; /* 0: default */
     int spin_us; /* an idle engine's polling before it parks, µs; 0: none */
     const char *faults; /* simulator fault plan (tests), NULL: none */
+    int fallback; /* compute in software what the device fails: 1 on, 0 off */
+    int timeout_ms; /* how long a queued request may wait for an engine */
+    int retries; /* device retries of a failed request, -1: none, 0: default */
+    int breaker_threshold; /* consecutive failures that open the circuit, 0: default */
+    int breaker_cooldown_ms; /* first open period, 0: default */
     /* CPT_MAX_ALGS counters the statistics add as "software" */
     struct cpt_cpu_counters *cpu_counters;
 };

@@ -29,6 +29,7 @@ const OSSL_ITEM cptprov_reason_strings[] = {
     { CPT_R_VERIFY_FAILED, "signature verification failed" },
     { CPT_R_WRONG_FINAL_BLOCK_LENGTH, "wrong final block length" },
     { CPT_R_BAD_DECRYPT, "bad decrypt" },
+    { CPT_R_BAD_CONFIG, "bad configuration" },
     { 0, NULL }
 };
 

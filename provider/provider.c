@@ -5,6 +5,7 @@
  */
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/core_names.h>
@@ -188,12 +189,88 @@ static void set_thresholds(struct cptprov_ctx *p, const char *all, char *const *
 }
 
 /* Reads the provider's configuration section (strings only at this stage). */
+/* on/off, yes/no, true/false, 1/0: 1 or 0; -1 for anything else. */
+static int parse_switch(const char *v)
+{
+    static const char *const on[] = { "on", "yes", "true", "1" }, *const off[] = { "off", "no", "false", "0" };
+
+    for (size_t i = 0; i < 4; i++) {
+        if (OPENSSL_strcasecmp(v, on[i]) == 0)
+            return 1;
+        if (OPENSSL_strcasecmp(v, off[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* A non-negative decimal integer below limit into *out; 0 if v is not one. */
+static int parse_count(const char *v, long limit, int *out)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || n < 0 || n >= limit)
+        return 0;
+    *out = (int)n;
+    return 1;
+}
+
+/*
+ * The fault-handling policy: fallback, request_timeout_ms, retries,
+ * breaker_threshold, breaker_cooldown_ms; CPTPROV_FALLBACK and
+ * CPTPROV_REQUEST_TIMEOUT_MS (tests) override the first two. A bad value
+ * refuses activation, naming the key, the value and what is accepted.
+ */
+static int set_policy(struct cptprov_ctx *p, char *const v[5])
+{
+    static const char *const keys[5] = { "fallback", "request_timeout_ms", "retries", "breaker_threshold",
+        "breaker_cooldown_ms" };
+    const char *env;
+    const char *val[5];
+    int *out[5] = { &p->cfg.fallback, &p->cfg.timeout_ms, &p->cfg.retries, &p->cfg.breaker_threshold,
+        &p->cfg.breaker_cooldown_ms };
+
+    for (int i = 0; i < 5; i++)
+        val[i] = v[i];
+    if ((env = getenv("CPTPROV_FALLBACK")) != NULL && env[0] != '\0')
+        val[0] = env;
+    if ((env = getenv("CPTPROV_REQUEST_TIMEOUT_MS")) != NULL && env[0] != '\0')
+        val[1] = env;
+    p->cfg.fallback = 1;
+    for (int i = 0; i < 5; i++) {
+        int ok;
+
+        if (val[i] == NULL)
+            continue;
+        if (i == 0)
+            ok = (p->cfg.fallback = parse_switch(val[i])) >= 0;
+        else
+            ok = parse_count(val[i], i == 2 ? 11 : 3600 * 1000 + 1, out[i]) && (i == 2 || *out[i] > 0);
+        if (!ok) {
+            cptprov_raise(p, CPT_R_BAD_CONFIG, OPENSSL_FILE, OPENSSL_LINE, "read_config",
+                "cptprov: %s = \"%s\" is not valid: %s", keys[i], val[i],
+                i == 0 ? "use on or off" : i == 2 ? "use 0 to 10" : "use a whole number from 1 to 3600000");
+            return 0;
+        }
+    }
+    if (val[2] != NULL && p->cfg.retries == 0)
+        p->cfg.retries = -1; /* 0 in the file: no retry (0 in the ABI: the default) */
+    return 1;
+}
+
 static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
 {
     char *stats_dir = NULL, *engines = NULL, *depth = NULL, *faults = NULL, *cpu = NULL;
-    char *spin = NULL;
+    char *spin = NULL, *policy[5] = { NULL };
     char *family[NFAMILIES] = { NULL };
-    OSSL_PARAM params[7 + NFAMILIES] = {
+    OSSL_PARAM params[12 + NFAMILIES] = {
+        OSSL_PARAM_utf8_ptr("fallback", &policy[0], 0),
+        OSSL_PARAM_utf8_ptr("request_timeout_ms", &policy[1], 0),
+        OSSL_PARAM_utf8_ptr("retries", &policy[2], 0),
+        OSSL_PARAM_utf8_ptr("breaker_threshold", &policy[3], 0),
+        OSSL_PARAM_utf8_ptr("breaker_cooldown_ms", &policy[4], 0),
         OSSL_PARAM_utf8_ptr("engine_spin_us", &spin, 0),
         OSSL_PARAM_utf8_ptr("cpu_threshold", &cpu, 0),
         OSSL_PARAM_utf8_ptr("stats_dir", &stats_dir, 0),
@@ -204,8 +281,8 @@ static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
     const char *env;
 
     for (size_t f = 0; f < NFAMILIES; f++)
-        params[6 + f] = OSSL_PARAM_construct_utf8_ptr(cpu_families[f].key, &family[f], 0);
-    params[6 + NFAMILIES] = OSSL_PARAM_construct_end();
+        params[11 + f] = OSSL_PARAM_construct_utf8_ptr(cpu_families[f].key, &family[f], 0);
+    params[11 + NFAMILIES] = OSSL_PARAM_construct_end();
     if (c_get_params == NULL || !c_get_params(handle, params))
         return 0;
     if (stats_dir != NULL && stats_dir[0] != '\0')
@@ -221,6 +298,8 @@ static int read_config(const OSSL_CORE_HANDLE *handle, struct cptprov_ctx *p)
     if (spin != NULL)
         p->cfg.spin_us = atoi(spin);
     set_thresholds(p, cpu, family);
+    if (!set_policy(p, policy))
+        return 0;
     p->cfg.stats_dir = p->stats_dir;
     p->cfg.cpu_counters = cptprov_cpu_counters;
     p->cfg.faults = p->faults;

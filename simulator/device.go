@@ -29,6 +29,9 @@ type Config struct {
 	// openssl speed -async_jobs 16 10% of its ECDSA P-256 signatures and 25%
 	// of its X25519 derivations.
 	Spin time.Duration
+	// Absent simulates a machine without the device: no engines, and
+	// every queue's Attach fails with cptdrv.ErrAbsent.
+	Absent bool
 }
 
 // Stats are the device's cumulative counters.
@@ -37,6 +40,7 @@ type Stats struct {
 	Errors   uint64 // completions other than CompGood/UCSuccess
 	Faults   uint64 // faults injected
 	Stalled  uint64 // instructions swallowed by a stall fault
+	Resets   uint64 // device resets (fault injection)
 }
 
 // Device is the simulated CPT.
@@ -49,7 +53,7 @@ type Device struct {
 	stopped atomic.Bool
 	once    sync.Once
 
-	executed, errors, faulted, stalled atomic.Uint64
+	executed, errors, faulted, stalled, resets atomic.Uint64
 }
 
 // group is one engine group: its engines serve every queue attached to it.
@@ -60,6 +64,26 @@ type group struct {
 	park     parker
 	spinning atomic.Int32
 	engines  int
+	// pausedUntil: the engines take no instruction before this time
+	// (UnixNano; a "full" fault: the ring fills up).
+	pausedUntil atomic.Int64
+}
+
+func (g *group) pause(d time.Duration) {
+	g.pausedUntil.Store(time.Now().Add(d).UnixNano())
+}
+
+// paused reports whether the group's engines are held, and for how long.
+func (g *group) paused() time.Duration {
+	until := g.pausedUntil.Load()
+	if until == 0 {
+		return 0
+	}
+	if left := time.Duration(until - time.Now().UnixNano()); left > 0 {
+		return left
+	}
+	g.pausedUntil.CompareAndSwap(until, 0)
+	return 0
 }
 
 // New starts a device with its engine goroutines.
@@ -71,6 +95,9 @@ func New(cfg Config) *Device {
 		cfg.AEEngines = runtime.NumCPU()
 	}
 	d := &Device{cfg: cfg, groups: map[uint8]*group{}}
+	if cfg.Absent {
+		return d
+	}
 	for id, n := range map[uint8]int{cptdrv.GroupSE: cfg.SEEngines, cptdrv.GroupAE: cfg.AEEngines} {
 		g := &group{id: id, engines: n}
 		g.park.init()
@@ -89,6 +116,9 @@ func (d *Device) Name() string { return "simulator" }
 
 // Attach implements cptdrv.Backend.
 func (d *Device) Attach(q *cptdrv.Queue) error {
+	if d.cfg.Absent {
+		return cptdrv.ErrAbsent
+	}
 	g := d.groups[q.Group()]
 	if g == nil {
 		return errUnknownGroup(q.Group())
@@ -134,6 +164,9 @@ func (d *Device) Execute(q *cptdrv.Queue, inst cptdrv.Instruction) {
 
 // Assist implements cptdrv.Assister.
 func (d *Device) Assist(q *cptdrv.Queue) bool {
+	if g := d.groups[q.Group()]; g != nil && g.paused() > 0 {
+		return false
+	}
 	inst, ok := q.Next()
 	if !ok {
 		return false
@@ -148,7 +181,7 @@ func (d *Device) SetFaults(p *FaultPlan) { d.faults.Store(p) }
 
 // Stats returns a snapshot of the device counters.
 func (d *Device) Stats() Stats {
-	return Stats{Executed: d.executed.Load(), Errors: d.errors.Load(), Faults: d.faulted.Load(), Stalled: d.stalled.Load()}
+	return Stats{Executed: d.executed.Load(), Errors: d.errors.Load(), Faults: d.faulted.Load(), Stalled: d.stalled.Load(), Resets: d.resets.Load()}
 }
 
 // Forget drops the expanded form of a key from the engines' cache (the
@@ -169,6 +202,13 @@ func (d *Device) Close() {
 func (d *Device) engine(g *group) {
 	defer d.wg.Done()
 	for {
+		if left := g.paused(); left > 0 {
+			if d.stopped.Load() {
+				return
+			}
+			time.Sleep(min(left, time.Millisecond))
+			continue
+		}
 		if d.poll(g) {
 			continue
 		}
@@ -239,34 +279,83 @@ func (g *group) pending() bool {
 }
 
 // execute runs one instruction: fault injection, the opcode's handler, the
-// result, the completion.
+// result, the completion. Faults that stop an instruction from running
+// strike before the engine claims it (Started), so that the driver may give
+// up on it, retry it or compute it elsewhere without its effects applying
+// twice.
 func (d *Device) execute(q *cptdrv.Queue, inst *cptdrv.Instruction) {
 	d.executed.Add(1)
-	q.Started(inst.Tag)
-	res := cptdrv.ResultAt(inst.ResPtr)
 	if p := d.faults.Load(); p != nil {
 		switch f := p.next(inst); f.Kind {
 		case FaultError:
 			d.faulted.Add(1)
 			d.errors.Add(1)
-			res.Publish(cptdrv.CompHWError, 0, 0)
-			q.Complete(inst.Tag)
+			d.fail(q, inst, cptdrv.CompHWError)
 			return
 		case FaultStall:
 			d.faulted.Add(1)
 			d.stalled.Add(1)
-			return // never completes
+			// The engine swallows it: never started, never completed. The
+			// driver's watchdog gives up on it; the slot comes back then.
+			q.Discarded(inst.Tag)
+			return
 		case FaultDelay:
 			d.faulted.Add(1)
 			time.Sleep(f.Delay)
+		case FaultReset:
+			d.faulted.Add(1)
+			d.reset()
+			d.fail(q, inst, cptdrv.CompReset)
+			return
+		case FaultFull:
+			d.faulted.Add(1)
+			d.groups[inst.Group].pause(f.Delay)
 		}
+	}
+	if !q.Started(inst.Tag) {
+		return // the driver gave up on it while it waited
 	}
 	comp, uc, rlen := d.run(inst)
 	if comp != cptdrv.CompGood || uc != cptdrv.UCSuccess {
 		d.errors.Add(1)
 	}
-	res.Publish(comp, uc, rlen)
+	cptdrv.ResultAt(inst.ResPtr).Publish(comp, uc, rlen)
 	q.Complete(inst.Tag)
+}
+
+// fail completes inst, unexecuted, with comp.
+func (d *Device) fail(q *cptdrv.Queue, inst *cptdrv.Instruction, comp uint8) {
+	if q.Started(inst.Tag) {
+		cptdrv.ResultAt(inst.ResPtr).Publish(comp, 0, 0)
+		q.Complete(inst.Tag)
+	}
+}
+
+// reset is the device resetting: every instruction queued and not yet
+// started by an engine is completed with CompReset, unexecuted. Those the
+// engines are executing finish: a reset waits for the engines to drain.
+func (d *Device) reset() {
+	d.resets.Add(1)
+	for _, g := range d.groups {
+		for _, q := range *g.queues.Load() {
+			for {
+				inst, ok := q.Next()
+				if !ok {
+					break
+				}
+				d.fail(q, &inst, cptdrv.CompReset)
+			}
+		}
+	}
+}
+
+// Compute implements cptdrv.Software: the engines' code on the calling
+// goroutine, without fault injection and without a completion report. It is
+// the driver's fallback when the device fails an instruction, and what a
+// real device's driver would fall back to as well.
+func (d *Device) Compute(inst *cptdrv.Instruction) {
+	comp, uc, rlen := d.run(inst)
+	cptdrv.ResultAt(inst.ResPtr).Publish(comp, uc, rlen)
 }
 
 // run dispatches on the opcode. A panic in a handler (a bug, or memory the

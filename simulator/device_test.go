@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/sha256"
 	"math/rand"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,9 +25,12 @@ func dmaBuf(t testing.TB, n int) []byte {
 	return d.Bytes()[:n]
 }
 
+// newQueue opens a queue on a new device, with neither retries nor a
+// fallback: the tests see the device's own completions.
 func newQueue(t testing.TB, cfg Config) (*Device, *cptdrv.Queue) {
 	d := New(cfg)
-	q, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: 64, Timeout: 2 * time.Second})
+	q, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: 64, Timeout: 2 * time.Second,
+		Policy: cptdrv.Policy{Retries: -1, Threshold: 1 << 20}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +212,9 @@ func TestFaultInjection(t *testing.T) {
 
 	// A stall: the request never completes; the driver times out, the
 	// device counts it, and the queue keeps serving.
-	d.SetFaults(NewFaultPlan(FaultRule{Kind: FaultStall, Limit: 1}))
-	q2, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: 4, Timeout: 50 * time.Millisecond})
+	d.SetFaults(NewFaultPlan(1, FaultRule{Kind: FaultStall, Limit: 1}))
+	q2, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: 4, Timeout: 50 * time.Millisecond,
+		Policy: cptdrv.Policy{Retries: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +232,8 @@ func TestFaultInjection(t *testing.T) {
 }
 
 func TestParseFaultPlanErrors(t *testing.T) {
-	for _, s := range []string{"", "explode", "error:every", "delay:delay=xyz", "error:bogus=1"} {
+	for _, s := range []string{"", "explode", "error:every", "delay:delay=xyz", "error:bogus=1",
+		"error:rate=0", "error:rate=1.5", "error:rate=x", "absent:every=2", "error:seed=-1"} {
 		if _, err := ParseFaultPlan(s); err == nil {
 			t.Errorf("ParseFaultPlan(%q) accepted", s)
 		}
@@ -302,5 +309,148 @@ func TestQueuePhases(t *testing.T) {
 	}
 	if p.Submit == 0 || p.Engine+p.Wait+p.Notify == 0 {
 		t.Fatalf("phases not measured: %+v", p)
+	}
+}
+
+// hashJob is a SHA-256 of msg through the queue: asynchronous when async.
+func sha256Via(t *testing.T, q *cptdrv.Queue, async bool, msg []byte) ([]byte, cptdrv.Result) {
+	t.Helper()
+	ctxMem := dmaBuf(t, int(unsafe.Sizeof(cptdrv.HashContext{})))
+	in := dmaBuf(t, len(msg)+1)
+	copy(in, msg)
+	out := dmaBuf(t, 32)
+	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorHash, 0), Param1: cptdrv.HashSHA256,
+		Param2: cptdrv.FlagStart | cptdrv.FlagFinal, DPtr: cptdrv.Addr(in), DLen: uint32(len(msg)),
+		RPtr: cptdrv.Addr(out), RLen: 32, CPtr: cptdrv.Addr(ctxMem)}
+	var res cptdrv.Result
+	if async {
+		ch := make(chan cptdrv.Result, 1)
+		if err := q.Submit(&inst, func(r cptdrv.Result) { ch <- r }); err != nil {
+			t.Fatal(err)
+		}
+		res = <-ch
+	} else {
+		var err error
+		if res, err = q.Do(&inst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return append([]byte(nil), out...), res
+}
+
+// Every fault kind, with the driver's software fallback (the device's own
+// code on the CPU): every operation gives the right digest, sync and async,
+// and the counters show the faults and what the driver did about them.
+func TestFaultsWithFallback(t *testing.T) {
+	for _, plan := range []string{
+		"error:rate=0.2,seed=3",
+		"stall:every=7",
+		"delay:every=5,delay=2ms",
+		"reset:every=9",
+		"full:every=11,delay=20ms",
+		"error:every=4;reset:every=13;stall:every=17;full:every=19,delay=5ms",
+	} {
+		t.Run(plan, func(t *testing.T) {
+			p, err := ParseFaultPlan(plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := New(Config{SEEngines: 2, AEEngines: 1})
+			defer d.Close()
+			d.SetFaults(p)
+			q, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: 8,
+				Timeout: 20 * time.Millisecond, Policy: cptdrv.Policy{Software: d, Threshold: 1 << 20}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer q.Close()
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			soft := 0
+			for g := 0; g < 4; g++ {
+				wg.Add(1)
+				go func(g int) {
+					defer wg.Done()
+					for i := 0; i < 40; i++ {
+						msg := []byte{byte(g), byte(i), 1, 2, 3}
+						got, res := sha256Via(t, q, (g+i)%2 == 0, msg)
+						want := sha256.Sum256(msg)
+						if res.CompCode != cptdrv.CompGood || !bytes.Equal(got, want[:]) {
+							t.Errorf("goroutine %d op %d: %+v, digest %x", g, i, res, got)
+							return
+						}
+						if res.Flags&cptdrv.FlagSoftware != 0 {
+							mu.Lock()
+							soft++
+							mu.Unlock()
+						}
+					}
+				}(g)
+			}
+			wg.Wait()
+			st, ds := q.Stats(), d.Stats()
+			if ds.Faults == 0 || (st.Retries == 0 && st.Fallbacks == 0 && !strings.HasPrefix(plan, "delay")) {
+				t.Fatalf("faults %d, queue %+v", ds.Faults, st)
+			}
+			if uint64(soft) != st.Fallbacks {
+				t.Fatalf("%d software results, %d fallbacks counted", soft, st.Fallbacks)
+			}
+			t.Logf("faults %d resets %d stalled %d; retries %d fallbacks %d timeouts %d", ds.Faults, ds.Resets,
+				ds.Stalled, st.Retries, st.Fallbacks, st.Timeouts)
+			// Every slot comes back once the device drains.
+			for deadline := time.Now().Add(5 * time.Second); q.InFlight() != 0 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+			if q.InFlight() != 0 {
+				t.Fatalf("%d requests still in flight", q.InFlight())
+			}
+		})
+	}
+}
+
+func TestFaultPlanRateAndAbsent(t *testing.T) {
+	p, err := ParseFaultPlan("error:rate=0.1,seed=7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorNOP, 0)}
+	n := 0
+	for i := 0; i < 10000; i++ {
+		if p.next(&inst).Kind == FaultError {
+			n++
+		}
+	}
+	if n < 800 || n > 1200 {
+		t.Fatalf("rate 0.1 fired %d times in 10000", n)
+	}
+	// The same seed replays the same faults.
+	p2, _ := ParseFaultPlan("error:rate=0.1,seed=7")
+	m := 0
+	for i := 0; i < 10000; i++ {
+		if p2.next(&inst).Kind == FaultError {
+			m++
+		}
+	}
+	if m != n {
+		t.Fatalf("seed 7 fired %d then %d times", n, m)
+	}
+	a, err := ParseFaultPlan("absent")
+	if err != nil || !a.Absent {
+		t.Fatalf("absent: %+v %v", a, err)
+	}
+	d := New(Config{Absent: true})
+	defer d.Close()
+	if _, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupSE}); err != cptdrv.ErrAbsent {
+		t.Fatalf("absent device, no fallback: %v", err)
+	}
+	q, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Policy: cptdrv.Policy{Software: d}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	got, res := sha256Via(t, q, true, []byte("abc"))
+	want := sha256.Sum256([]byte("abc"))
+	if !bytes.Equal(got, want[:]) || res.Flags&cptdrv.FlagSoftware == 0 {
+		t.Fatalf("absent device with fallback: %x %+v", got, res)
 	}
 }

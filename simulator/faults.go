@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,10 +19,12 @@ const (
 	FaultError           // complete with CompHWError without executing
 	FaultDelay           // execute after a delay
 	FaultStall           // never execute nor complete
+	FaultReset           // reset the device: every queued instruction fails
+	FaultFull            // the group's engines take nothing for Delay: the ring fills up
 )
 
 func (k FaultKind) String() string {
-	return [...]string{"none", "error", "delay", "stall"}[k]
+	return [...]string{"none", "error", "delay", "stall", "reset", "full"}[k]
 }
 
 // Fault is one injected fault.
@@ -30,31 +33,39 @@ type Fault struct {
 	Delay time.Duration
 }
 
-// FaultRule injects Kind into the instructions it selects. Selection is
-// deterministic: every Every-th instruction (counting from 1) of the
-// matching ones, starting after Skip of them, at most Limit times (0: no
-// limit). Op, when non-zero, restricts the rule to one opcode.
+// FaultRule injects Kind into the instructions it selects: every Every-th
+// instruction (counting from 1) of the matching ones, or with Rate > 0 each
+// with probability Rate (from a generator seeded with the plan's seed, so a
+// run can be replayed), starting after Skip of them, at most Limit times (0:
+// no limit). Op, when non-zero, restricts the rule to one opcode.
 type FaultRule struct {
 	Kind  FaultKind
 	Delay time.Duration
 	Every uint64
+	Rate  float64
 	Skip  uint64
 	Limit uint64
 	Op    uint16
 }
 
 // FaultPlan is an ordered set of rules; the first rule that selects an
-// instruction decides its fault.
+// instruction decides its fault. Absent is a device that is not there at
+// all: the driver finds no device when it starts.
 type FaultPlan struct {
+	Absent bool
+
 	mu    sync.Mutex
 	rules []FaultRule
 	seen  []uint64
 	fired []uint64
+	rng   *rand.Rand
 }
 
-// NewFaultPlan returns a plan with the given rules.
-func NewFaultPlan(rules ...FaultRule) *FaultPlan {
-	return &FaultPlan{rules: rules, seen: make([]uint64, len(rules)), fired: make([]uint64, len(rules))}
+// NewFaultPlan returns a plan with the given rules; seed drives the rules
+// with a rate.
+func NewFaultPlan(seed uint64, rules ...FaultRule) *FaultPlan {
+	return &FaultPlan{rules: rules, seen: make([]uint64, len(rules)), fired: make([]uint64, len(rules)),
+		rng: rand.New(rand.NewPCG(seed, 0x63707470726f76))}
 }
 
 // Fired returns how many times each rule has fired.
@@ -77,11 +88,11 @@ func (p *FaultPlan) next(inst *cptdrv.Instruction) Fault {
 		if n <= r.Skip || (r.Limit != 0 && p.fired[i] >= r.Limit) {
 			continue
 		}
-		every := r.Every
-		if every == 0 {
-			every = 1
-		}
-		if (n-r.Skip)%every != 0 {
+		if r.Rate > 0 {
+			if p.rng.Float64() >= r.Rate {
+				continue
+			}
+		} else if every := max(r.Every, 1); (n-r.Skip)%every != 0 {
 			continue
 		}
 		p.fired[i]++
@@ -93,11 +104,16 @@ func (p *FaultPlan) next(inst *cptdrv.Instruction) Fault {
 func errUnknownGroup(g uint8) error { return fmt.Errorf("simulator: no engine group %d", g) }
 
 // ParseFaultPlan reads a plan written as rules separated by ';', each
-// "kind[:key=value,...]" with kind error, delay or stall and keys every,
-// skip, limit, delay (a duration) and op (hex opcode), for example
-// "error:every=100;delay:every=7,delay=2ms;stall:skip=50,limit=1".
+// "kind[:key=value,...]" with kind error, delay, stall, reset, full or
+// absent, and keys every, rate (a probability), seed, skip, limit, delay (a
+// duration: how long a delay lasts, or how long a full ring stays full) and
+// op (hex opcode), for example
+// "error:rate=0.01;delay:every=7,delay=2ms;stall:skip=50,limit=1;reset:every=500;full:every=300,delay=20ms".
+// "absent" alone is a device missing at start.
 func ParseFaultPlan(s string) (*FaultPlan, error) {
 	var rules []FaultRule
+	var seed uint64 = 1
+	absent := false
 	for _, part := range strings.Split(s, ";") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -113,8 +129,19 @@ func ParseFaultPlan(s string) (*FaultPlan, error) {
 			r.Delay = time.Millisecond
 		case "stall":
 			r.Kind = FaultStall
+		case "reset":
+			r.Kind = FaultReset
+		case "full":
+			r.Kind = FaultFull
+			r.Delay = 10 * time.Millisecond
+		case "absent":
+			if args != "" {
+				return nil, fmt.Errorf("simulator: fault %q: absent takes no keys", part)
+			}
+			absent = true
+			continue
 		default:
-			return nil, fmt.Errorf("simulator: fault %q: kind must be error, delay or stall", part)
+			return nil, fmt.Errorf("simulator: fault %q: kind must be error, delay, stall, reset, full or absent", part)
 		}
 		if args != "" {
 			for _, kv := range strings.Split(args, ",") {
@@ -126,6 +153,13 @@ func ParseFaultPlan(s string) (*FaultPlan, error) {
 				switch k {
 				case "every":
 					r.Every, err = strconv.ParseUint(v, 10, 64)
+				case "rate":
+					r.Rate, err = strconv.ParseFloat(v, 64)
+					if err == nil && !(r.Rate > 0 && r.Rate <= 1) {
+						err = fmt.Errorf("%s is not a probability in (0, 1]", v)
+					}
+				case "seed":
+					seed, err = strconv.ParseUint(v, 10, 64)
 				case "skip":
 					r.Skip, err = strconv.ParseUint(v, 10, 64)
 				case "limit":
@@ -137,7 +171,7 @@ func ParseFaultPlan(s string) (*FaultPlan, error) {
 					op, err = strconv.ParseUint(strings.TrimPrefix(v, "0x"), 16, 16)
 					r.Op = uint16(op)
 				default:
-					err = fmt.Errorf("unknown key (every, skip, limit, delay, op)")
+					err = fmt.Errorf("unknown key (every, rate, seed, skip, limit, delay, op)")
 				}
 				if err != nil {
 					return nil, fmt.Errorf("simulator: fault %q: %s: %v", part, k, err)
@@ -146,8 +180,10 @@ func ParseFaultPlan(s string) (*FaultPlan, error) {
 		}
 		rules = append(rules, r)
 	}
-	if len(rules) == 0 {
+	if len(rules) == 0 && !absent {
 		return nil, fmt.Errorf("simulator: empty fault plan %q", s)
 	}
-	return NewFaultPlan(rules...), nil
+	p := NewFaultPlan(seed, rules...)
+	p.Absent = absent
+	return p, nil
 }

@@ -210,21 +210,38 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 	if cfg.spin_us > 0 {
 		simCfg.Spin = time.Duration(cfg.spin_us) * time.Microsecond
 	}
-	dev := simulator.New(simCfg)
+	var plan *simulator.FaultPlan
 	if cfg.faults != nil {
-		plan, err := simulator.ParseFaultPlan(C.GoString(cfg.faults))
-		if err != nil {
-			dev.Close()
+		var err error
+		if plan, err = simulator.ParseFaultPlan(C.GoString(cfg.faults)); err != nil {
 			return nil, err
 		}
+		simCfg.Absent = plan.Absent
+	}
+	dev := simulator.New(simCfg)
+	if plan != nil {
 		dev.SetFaults(plan)
 	}
-	se, err := cptdrv.NewQueue(dev, cptdrv.QueueConfig{Group: cptdrv.GroupSE, Depth: int(cfg.ring_depth)})
+	qcfg := cptdrv.QueueConfig{
+		Depth:   int(cfg.ring_depth),
+		Timeout: time.Duration(cfg.timeout_ms) * time.Millisecond,
+		Policy: cptdrv.Policy{
+			Retries:   int(cfg.retries),
+			Threshold: int(cfg.breaker_threshold),
+			Cooldown:  time.Duration(cfg.breaker_cooldown_ms) * time.Millisecond,
+		},
+	}
+	if cfg.fallback != 0 {
+		qcfg.Policy.Software = dev
+	}
+	qcfg.Group = cptdrv.GroupSE
+	se, err := cptdrv.NewQueue(dev, qcfg)
 	if err != nil {
 		dev.Close()
 		return nil, err
 	}
-	ae, err := cptdrv.NewQueue(dev, cptdrv.QueueConfig{Group: cptdrv.GroupAE, Depth: int(cfg.ring_depth)})
+	qcfg.Group = cptdrv.GroupAE
+	ae, err := cptdrv.NewQueue(dev, qcfg)
 	if err != nil {
 		se.Close()
 		dev.Close()
@@ -273,9 +290,21 @@ func (p *process) snapshot() stats.Snapshot {
 			"ae_submitted": as.Submitted, "ae_assisted": as.Assisted,
 			"ae_phase_samples": as.Phases.Samples, "ae_submit_ns": as.Phases.Submit,
 			"ae_wait_ns": as.Phases.Wait, "ae_engine_ns": as.Phases.Engine,
-			"ae_notify_ns": as.Phases.Notify,
+			"ae_notify_ns":    as.Phases.Notify,
+			"device_failures": qs.Failed + as.Failed, "retries": qs.Retries + as.Retries,
+			"fallbacks": qs.Fallbacks + as.Fallbacks, "circuit_opens": qs.Opens + as.Opens,
+			"resets": ds.Resets, "ae_timeouts": as.Timeouts,
+			"se_circuit_open": circuitOpen(qs.Circuit), "ae_circuit_open": circuitOpen(as.Circuit),
 		},
 	}
+}
+
+// circuitOpen is 1 while a queue's circuit keeps requests off the device.
+func circuitOpen(state string) uint64 {
+	if state == "closed" {
+		return 0
+	}
+	return 1
 }
 
 //export cptgo_shutdown

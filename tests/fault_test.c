@@ -1,0 +1,344 @@
+/*
+ * fault_test.c - cptprov while the device misbehaves (CPTPROV_FAULTS).
+ *
+ * Runs operations of six kinds through cptprov -- SHA-256 and AES-256-GCM
+ * of 40 KiB, HMAC-SHA256, RSA-2048 PKCS#1 signatures, ECDH P-256 and
+ * X25519 derivations -- synchronously and inside ASYNC jobs, and compares
+ * every output with the default provider's. With --expect ok (the software
+ * fallback on) every operation must succeed with the right output; with
+ * --expect clean (fallback off) each must either succeed with the right
+ * output or fail with an error on the error queue, and some must fail. In
+ * both: no wrong output, no job left hanging, the fds back where they were.
+ * Ends with a summary line of what the statistics file says the device and
+ * the driver did (faults, device failures, retries, fallbacks, timeouts).
+ *
+ * Usage: fault_test [common options] --expect ok|clean [--ops N]
+ * The fault plan and the policy come from the environment: CPTPROV_FAULTS,
+ * CPTPROV_FALLBACK, CPTPROV_REQUEST_TIMEOUT_MS.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rsa.h>
+
+#include "common.h"
+
+enum { K_SHA, K_GCM, K_HMAC, K_RSA, K_ECDH, K_X25519, NKINDS };
+static const char *const kind_name[NKINDS] = { "SHA-256", "AES-256-GCM", "HMAC-SHA256", "RSA-2048", "ECDH-P256",
+    "X25519" };
+
+#define BIG 40960 /* above every CPU-path threshold: the device's business */
+#define OUTSZ (BIG + 64)
+
+static cpt_env g_env;
+static unsigned char g_data[BIG], g_key[32], g_iv[12];
+static EVP_PKEY *g_rsa, *g_ec[2], *g_x[2]; /* made by the default provider */
+static unsigned char g_want[NKINDS][OUTSZ];
+static size_t g_want_len[NKINDS];
+
+static size_t op_digest(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
+{
+    EVP_MD *md = EVP_MD_fetch(lc, "SHA2-256", pq);
+    unsigned int l = 0;
+    int ok = md != NULL && EVP_Digest(g_data, BIG, out, &l, md, NULL);
+
+    EVP_MD_free(md);
+    return ok ? l : 0;
+}
+
+static size_t op_gcm(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
+{
+    EVP_CIPHER *c = EVP_CIPHER_fetch(lc, "AES-256-GCM", pq);
+    EVP_CIPHER_CTX *cc = EVP_CIPHER_CTX_new();
+    int l1 = 0, l2 = 0, ok;
+
+    ok = c != NULL && cc != NULL && EVP_EncryptInit_ex2(cc, c, g_key, g_iv, NULL)
+        && EVP_EncryptUpdate(cc, out, &l1, g_data, BIG) && EVP_EncryptFinal_ex(cc, out + l1, &l2)
+        && EVP_CIPHER_CTX_ctrl(cc, EVP_CTRL_AEAD_GET_TAG, 16, out + l1 + l2) > 0;
+    EVP_CIPHER_CTX_free(cc);
+    EVP_CIPHER_free(c);
+    return ok ? (size_t)(l1 + l2 + 16) : 0;
+}
+
+static size_t op_hmac(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
+{
+    EVP_MAC *m = EVP_MAC_fetch(lc, "HMAC", pq);
+    EVP_MAC_CTX *mc = m != NULL ? EVP_MAC_CTX_new(m) : NULL;
+    OSSL_PARAM p[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA2-256", 0), OSSL_PARAM_END };
+    size_t l = 0;
+    int ok = mc != NULL && EVP_MAC_init(mc, g_key, sizeof(g_key), p) && EVP_MAC_update(mc, g_data, 3000)
+        && EVP_MAC_final(mc, out, &l, OUTSZ);
+
+    EVP_MAC_CTX_free(mc);
+    EVP_MAC_free(m);
+    return ok ? l : 0;
+}
+
+static size_t op_sign(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
+{
+    EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(lc, g_rsa, pq);
+    size_t l = OUTSZ;
+    int ok = pc != NULL && EVP_PKEY_sign_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_PADDING) > 0
+        && EVP_PKEY_CTX_set_signature_md(pc, EVP_sha256()) > 0 && EVP_PKEY_sign(pc, out, &l, g_data, 32) > 0;
+
+    EVP_PKEY_CTX_free(pc);
+    return ok ? l : 0;
+}
+
+static size_t derive(OSSL_LIB_CTX *lc, const char *pq, EVP_PKEY *const pair[2], unsigned char *out)
+{
+    EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(lc, pair[0], pq);
+    size_t l = OUTSZ;
+    int ok = pc != NULL && EVP_PKEY_derive_init(pc) > 0 && EVP_PKEY_derive_set_peer(pc, pair[1]) > 0
+        && EVP_PKEY_derive(pc, out, &l) > 0;
+
+    EVP_PKEY_CTX_free(pc);
+    return ok ? l : 0;
+}
+
+static size_t op_ecdh(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
+{
+    return derive(lc, pq, g_ec, out);
+}
+
+static size_t op_x25519(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
+{
+    return derive(lc, pq, g_x, out);
+}
+
+static size_t (*const op_fn[NKINDS])(OSSL_LIB_CTX *, const char *, unsigned char *) = { op_digest, op_gcm,
+    op_hmac, op_sign, op_ecdh, op_x25519 };
+
+/* What one operation came to. */
+enum { R_GOOD, R_WRONG, R_CLEAN_FAIL, R_SILENT_FAIL };
+
+struct task {
+    int kind, outcome;
+    unsigned char out[OUTSZ];
+};
+
+static int run_task(void *arg)
+{
+    struct task *t = arg;
+    size_t n;
+
+    ERR_clear_error();
+    n = op_fn[t->kind](g_env.libctx, g_env.propq, t->out);
+    if (n == 0)
+        t->outcome = ERR_peek_error() != 0 ? R_CLEAN_FAIL : R_SILENT_FAIL;
+    else
+        t->outcome = n == g_want_len[t->kind] && memcmp(t->out, g_want[t->kind], n) == 0 ? R_GOOD : R_WRONG;
+    ERR_clear_error();
+    return 1;
+}
+
+static EVP_PKEY *keygen(const char *type, const char *group)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(g_env.ref_libctx, type, NULL);
+    EVP_PKEY *k = NULL;
+    OSSL_PARAM p[2] = { OSSL_PARAM_END, OSSL_PARAM_END };
+    size_t bits = 2048;
+
+    p[0] = group != NULL ? OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)group, 0)
+                         : OSSL_PARAM_construct_size_t(OSSL_PKEY_PARAM_RSA_BITS, &bits);
+    if (c == NULL || EVP_PKEY_keygen_init(c) <= 0 || (strcmp(type, "X25519") != 0 && !EVP_PKEY_CTX_set_params(c, p))
+        || EVP_PKEY_generate(c, &k) <= 0)
+        k = NULL;
+    EVP_PKEY_CTX_free(c);
+    return k;
+}
+
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+
+    if (d == NULL)
+        return -1;
+    while (readdir(d) != NULL)
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* A counter of the statistics file's "device" object, -1 if absent. */
+static long long device_counter(const char *name)
+{
+    char path[4200], key[64], *buf, *p;
+    long long v = -1;
+    FILE *f;
+    long len;
+
+    snprintf(path, sizeof(path), "%s/%s-%ld.json", g_env.stats_dir, g_env.name, (long)getpid());
+    if ((f = fopen(path, "r")) == NULL)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    rewind(f);
+    buf = calloc(1, (size_t)len + 1);
+    if (buf != NULL && fread(buf, 1, (size_t)len, f) == (size_t)len) {
+        snprintf(key, sizeof(key), "\"%s\":", name);
+        if ((p = strstr(buf, key)) != NULL)
+            v = strtoll(p + strlen(key), NULL, 10);
+    }
+    free(buf);
+    fclose(f);
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    cpt_opts o;
+    const char *expect = NULL;
+    uint64_t nops = 240;
+    int ok = 1, fds0, fds1;
+    size_t count[2][4] = { { 0 } };
+    struct task *tasks;
+    void **args;
+    int *results;
+    unsigned char *paused;
+    cpt_jobs j;
+    cpt_rng r;
+
+    cpt_opts_init(&o);
+    for (int i = 1; i < argc; i++) {
+        int rc = cpt_opts_parse_one(&o, argc, argv, &i);
+
+        if (rc == 1)
+            continue;
+        if (rc == 0 && i + 1 < argc && strcmp(argv[i], "--expect") == 0)
+            expect = argv[++i];
+        else if (rc == 0 && i + 1 < argc && strcmp(argv[i], "--ops") == 0)
+            ok = cpt_parse_u64(argv[++i], &nops) && nops >= NKINDS;
+        else
+            ok = 0;
+    }
+    if (!ok || expect == NULL || (strcmp(expect, "ok") != 0 && strcmp(expect, "clean") != 0)) {
+        fprintf(stderr, "usage: %s [common options] --expect ok|clean [--ops N]\n", argv[0]);
+        cpt_opts_usage(stderr);
+        return 2;
+    }
+    if (!cpt_env_init(&g_env, &o))
+        return 1;
+    cpt_rng_seed(&r, o.seed, 7);
+    cpt_rng_fill(&r, g_data, sizeof(g_data));
+    cpt_rng_fill(&r, g_key, sizeof(g_key));
+    cpt_rng_fill(&r, g_iv, sizeof(g_iv));
+    g_rsa = keygen("RSA", NULL);
+    g_ec[0] = keygen("EC", "P-256");
+    g_ec[1] = keygen("EC", "P-256");
+    g_x[0] = keygen("X25519", NULL);
+    g_x[1] = keygen("X25519", NULL);
+    CPT_CHECK(g_rsa && g_ec[0] && g_ec[1] && g_x[0] && g_x[1], "keys from the default provider");
+    for (int k = 0; k < NKINDS; k++)
+        CPT_CHECK((g_want_len[k] = op_fn[k](g_env.ref_libctx, "provider=default", g_want[k])) > 0,
+            "the default provider's %s", kind_name[k]);
+    if (cpt_failed() != 0)
+        return cpt_finish();
+    /* Count the fds once the device (and the runtime behind it) is up. */
+    {
+        struct task warm = { .kind = K_SHA };
+
+        run_task(&warm);
+    }
+    fds0 = open_fds();
+
+    tasks = calloc(nops, sizeof(*tasks));
+    args = calloc(nops, sizeof(*args));
+    results = calloc(nops, sizeof(*results));
+    paused = calloc(nops, 1);
+    for (uint64_t i = 0; i < nops; i++) {
+        tasks[i].kind = (int)(i % NKINDS);
+        args[i] = &tasks[i];
+    }
+    /* First half synchronous, second half in ASYNC jobs. */
+    for (uint64_t i = 0; i < nops / 2; i++)
+        run_task(&tasks[i]);
+    memset(&j, 0, sizeof(j));
+    j.fn = run_task;
+    j.args = args + nops / 2;
+    j.ntasks = nops - nops / 2;
+    j.max_inflight = 16;
+    j.spurious_pct = 10;
+    j.new_wctx_pct = 30;
+    j.seed = o.seed;
+    j.timeout_s = 30;
+    j.results = results;
+    j.paused = paused;
+    CPT_CHECK(cpt_jobs_run(&j) && !j.timed_out, "the ASYNC jobs ran to completion (none hung)");
+    for (uint64_t i = 0; i < nops; i++) {
+        struct task *t = &tasks[i];
+
+        count[i >= nops / 2][t->outcome]++;
+        if (t->outcome == R_WRONG || t->outcome == R_SILENT_FAIL || (t->outcome != R_GOOD && expect[0] == 'o'))
+            cpt_fail_line("%s %s: %s", i >= nops / 2 ? "async" : "sync", kind_name[t->kind],
+                t->outcome == R_WRONG ? "wrong output" : t->outcome == R_SILENT_FAIL
+                    ? "failed without an error on the queue" : "failed");
+    }
+    for (int a = 0; a < 2; a++) {
+        const char *mode = a ? "async" : "sync";
+
+        CPT_CHECK(count[a][R_WRONG] == 0, "%s: no wrong output (%zu)", mode, count[a][R_WRONG]);
+        CPT_CHECK(count[a][R_SILENT_FAIL] == 0, "%s: every failure raised an error (%zu did not)", mode,
+            count[a][R_SILENT_FAIL]);
+        if (expect[0] == 'o')
+            CPT_CHECK(count[a][R_CLEAN_FAIL] == 0, "%s: with the fallback, no operation fails (%zu did)",
+                mode, count[a][R_CLEAN_FAIL]);
+    }
+    if (expect[0] == 'c')
+        CPT_CHECK(count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL] > 0,
+            "without the fallback some operations fail (the faults were active)");
+    /* Every request slot and fd comes back once the device has drained. */
+    for (int tries = 0; tries < 50 && (fds1 = open_fds()) != fds0; tries++)
+        usleep(100 * 1000);
+    CPT_CHECK(fds1 == fds0, "open fds back to %d (%d)", fds0, fds1);
+    if (g_env.stats_dir[0] != '\0') {
+        long long faults, fallbacks, failures, retries;
+
+        usleep(1200 * 1000); /* the statistics file is rewritten once a second */
+        if (device_counter("faults") < 0) {
+            /* No device process at all (absent, no fallback): nothing to count. */
+            CPT_CHECK(expect[0] == 'c', "the statistics file exists");
+            printf("summary: plan \"%s\", fallback off: no device; operations %llu, wrong %zu, failed cleanly "
+                   "%zu, hangs %d, fd leaks %d\n", getenv("CPTPROV_FAULTS") ? getenv("CPTPROV_FAULTS") : "",
+                (unsigned long long)nops, count[0][R_WRONG] + count[1][R_WRONG],
+                count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL], j.timed_out, fds1 - fds0);
+            goto done;
+        }
+        faults = device_counter("faults");
+        fallbacks = device_counter("fallbacks");
+        failures = device_counter("device_failures");
+        retries = device_counter("retries");
+        CPT_CHECK(faults > 0 || getenv("CPTPROV_FAULTS") == NULL || strcmp(getenv("CPTPROV_FAULTS"), "absent") == 0,
+            "the statistics show the injected faults (%lld)", faults);
+        if (expect[0] == 'o')
+            CPT_CHECK(failures <= retries + fallbacks, "every device failure was retried or computed in "
+                "software (failures %lld, retries %lld, fallbacks %lld)", failures, retries, fallbacks);
+        else
+            CPT_CHECK(fallbacks == 0, "no fallback with the fallback off (%lld)", fallbacks);
+        printf("summary: plan \"%s\", fallback %s: faults injected %lld, operations %llu (sync %llu, async "
+               "%llu), wrong %zu, failed cleanly %zu, hangs %d, fd leaks %d; device failures %lld, retries "
+               "%lld, fallbacks %lld, timeouts %lld, resets %lld\n",
+            getenv("CPTPROV_FAULTS") ? getenv("CPTPROV_FAULTS") : "", expect[0] == 'o' ? "on" : "off", faults,
+            (unsigned long long)nops, (unsigned long long)(nops / 2), (unsigned long long)(nops - nops / 2),
+            count[0][R_WRONG] + count[1][R_WRONG], count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL],
+            j.timed_out, fds1 - fds0, failures, retries, fallbacks, device_counter("timeouts") + device_counter("ae_timeouts"), device_counter("resets"));
+    }
+done:
+    free(tasks);
+    free(args);
+    free(results);
+    free(paused);
+    EVP_PKEY_free(g_rsa);
+    for (int i = 0; i < 2; i++) {
+        EVP_PKEY_free(g_ec[i]);
+        EVP_PKEY_free(g_x[i]);
+    }
+    cpt_env_free(&g_env);
+    return cpt_finish();
+}

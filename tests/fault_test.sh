@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tests/fault_test.sh - cptprov while the simulated device fails.
+#
+# For each fault kind (error completions, stalled engines, latency spikes,
+# device resets, a ring that stays full, no device at all, and all of them
+# at once) build/fault_test runs operations synchronously and in ASYNC jobs
+# against the default provider's outputs:
+#   fallback on   every operation succeeds with the right output;
+#   fallback off  each succeeds with the right output or fails with an
+#                 error on the queue, some fail, none hangs
+#                 (delays below the request timeout: nothing fails).
+# Then, with all the faults at once and the fallback on, the differential
+# harnesses (digests, HMAC, signatures, key exchange, AES-GCM) and the TLS
+# exchanges of tls_test.sh (sync and SSL_MODE_ASYNC servers) must pass
+# unchanged: the faults are invisible to the application.
+#
+# Every fault_test run prints a "summary:" line; this script ends with
+# "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+B=${CPTPROV_BUILD:-build}
+log=$(mktemp -d /tmp/cptprov-faults.XXXXXX)
+trap 'rm -rf "$log"' EXIT
+passed=0 failed=0
+
+# step NAME CMD...: runs CMD, adds its "N passed, N failed" line to ours.
+step() {
+	local name=$1 out p f
+	shift
+	out="$log/$name.log"
+	"$@" >"$out" 2>&1
+	local rc=$?
+	grep -E '^summary:' "$out"
+	read -r p f < <(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' "$out" |
+		awk '{p+=$1; f+=$2} END {print p+0, f+0}')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		echo "FAIL $name (rc $rc):"
+		grep -E 'FAIL|error' "$out" | head -20
+	else
+		echo "ok   $name"
+	fi
+}
+
+# The device path for every size (no CPU path), a short request timeout so
+# that stalls resolve quickly.
+export CPTPROV_CPU_THRESHOLD=0 CPTPROV_REQUEST_TIMEOUT_MS=50
+
+MIXED="error:rate=0.05,seed=11;reset:every=97;stall:every=89;full:every=211,delay=5ms;delay:every=13,delay=1ms"
+declare -A PLANS=(
+	[error]="error:rate=0.2,seed=5"
+	[stall]="stall:every=5"
+	[delay]="delay:every=3,delay=2ms"
+	[reset]="reset:every=7"
+	[full]="full:every=9,delay=20ms"
+	[absent]="absent"
+	[mixed]="$MIXED"
+)
+for kind in error stall delay reset full absent mixed; do
+	plan=${PLANS[$kind]}
+	stats=$(mktemp -d "$log/stats.XXXXXX")
+	step "$kind-fallback-on" env CPTPROV_FAULTS="$plan" CPTPROV_FALLBACK=on \
+		"$B/fault_test" --provider-path "$B" --stats-dir "$stats" --expect ok
+	expect=clean
+	[ "$kind" = delay ] && expect=ok
+	step "$kind-fallback-off" env CPTPROV_FAULTS="$plan" CPTPROV_FALLBACK=off \
+		"$B/fault_test" --provider-path "$B" --stats-dir "$stats" --expect "$expect"
+done
+
+# The differential harnesses and TLS under all the faults, fallback on.
+export CPTPROV_FAULTS=$MIXED CPTPROV_FALLBACK=on
+for h in md_test mac_test sig_test kex_test gcm_test; do
+	step "$h-faults" tests/run-c.sh "$h"
+done
+step tls-faults env TLS_TEST_CASES="tls13-aes256gcm tls12-aes128gcm tls13-aes256gcm-async tls12-aes128gcm-async tls13-aes128gcm-ecdsa" tests/tls_test.sh
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
