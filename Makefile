@@ -16,9 +16,9 @@ MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\
 PROV_SRC := $(wildcard provider/*.c)
 PROV_HDR := $(wildcard provider/*.h)
 GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -name '*_test.go') go.mod
-TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test $(BUILD)/stitched_test $(BUILD)/abandon_test $(BUILD)/fault_test
+TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test $(BUILD)/stitched_test $(BUILD)/abandon_test $(BUILD)/fault_test $(BUILD)/fuzz_evp
 
-.PHONY: all test unit ctest itest demo install bench bench-quick bench-detail deps vet clean
+.PHONY: all test unit ctest itest demo install bench bench-quick bench-detail deps vet clean fuzz-long
 
 all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so
 
@@ -63,6 +63,17 @@ test: deps vet all $(TEST_BIN)
 
 demo: deps all
 	tests/demo.sh
+
+# Coverage-guided fuzzing of the EVP harness with libFuzzer and
+# AddressSanitizer (needs clang: apt-get install clang), FUZZ_TIME seconds
+# (default 600), growing tests/fuzz/corpus; findings are crash-* files here.
+FUZZ_TIME ?= 600
+fuzz-long: all
+	command -v clang >/dev/null || { echo "fuzz-long needs clang (apt-get install clang)"; exit 1; }
+	clang -std=c11 $(CPPFLAGS) -O1 -g -DCPT_LIBFUZZER -fsanitize=fuzzer,address $(WARN) \
+		-o $(BUILD)/fuzz_evp_libfuzzer tests/fuzz_evp.c tests/common.c -lcrypto -lpthread
+	ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1 CPTPROV_BUILD=$(BUILD) \
+		$(BUILD)/fuzz_evp_libfuzzer -max_total_time=$(FUZZ_TIME) -max_len=800 tests/fuzz/corpus
 
 install: all
 	@test -n "$(MODULESDIR)" || { echo "cannot find OpenSSL's module directory (openssl version -m)"; exit 1; }

@@ -46,6 +46,12 @@ func (k *ecKey) pubBytes() []byte  { return k.pub[:1+2*k.c().byteLen] }
 
 func ecGroupParam(p *Param) (*curve, *Error) {
 	name, ok := p.UTF8()
+	if ok && p.DataSize == 0 {
+		// OpenSSL reads a group name as a C string whatever its data_size
+		// (ec_backend.c, group_new_from_name), and callers rely on it: a
+		// static OSSL_PARAM_utf8_string(..., 0) initialiser has size 0.
+		name = cstring((*byte)(p.Data))
+	}
 	if !ok {
 		return nil, errorf(ReasonBadParameter, "parameter \"group\" must be a UTF-8 string")
 	}
@@ -61,8 +67,14 @@ func ecGroupParam(p *Param) (*curve, *Error) {
 func (k *ecKey) setPub(env *Env, v []byte) *Error {
 	c := k.c()
 	switch {
-	case len(v) == 1+2*c.byteLen && v[0] == 4:
+	case len(v) == 1+2*c.byteLen && (v[0] == 4 || v[0] == 6 || v[0] == 7):
+		// 6 and 7: the hybrid form (X9.62), uncompressed with y's parity in
+		// the prefix, which OpenSSL accepts too; the parity must match.
+		if v[0] != 4 && v[0]&1 != v[len(v)-1]&1 {
+			return errorf(ReasonInvalidKey, "EC public key: hybrid encoding with the wrong parity of y")
+		}
 		copy(k.pub[:], v)
+		k.pub[0] = 4
 		if err := ecCheckPoint(env, k); err != nil {
 			clear(k.pub[:])
 			return err

@@ -132,3 +132,31 @@ func TestECCompressedPoint(t *testing.T) {
 		t.Fatalf("compressed point with x >= p: %v", err)
 	}
 }
+
+// The hybrid encoding (6 or 7, then X and Y) is accepted when its prefix
+// carries y's parity, as OpenSSL accepts it, and refused otherwise.
+func TestECHybridPoint(t *testing.T) {
+	env := testEnv(t)
+	kt := KeyTypeByID(KeyEC)
+	priv, _ := ecdh.P256().GenerateKey(nil)
+	pub := priv.PublicKey().Bytes()
+	g := dma(t, 5)
+	copy(g, "P-256")
+	for _, parity := range []byte{0, 1} {
+		hyb := dma(t, 65)
+		copy(hyb, pub)
+		hyb[0] = 6 | parity
+		key := dma(t, int(kt.StateSize()))
+		var l paramList
+		l.add("group", TypeUTF8, ptr(g), 5)
+		l.add("pub", TypeOctet, ptr(hyb), 65)
+		err := kt.Import(env, ptr(key), SelectPublic|SelectDomain, l.params())
+		if parity == pub[64]&1 {
+			if err != nil || !bytes.Equal((*ecKey)(ptr(key)).pubBytes(), pub) {
+				t.Fatalf("hybrid point with the right parity: %v", err)
+			}
+		} else if err == nil || err.Reason != ReasonInvalidKey {
+			t.Fatalf("hybrid point with the wrong parity: %v", err)
+		}
+	}
+}

@@ -432,7 +432,9 @@ int main(int argc, char **argv)
                 }
         }
     }
-    for (int tries = 0; tries < 50 && (fds1 = open_fds()) != fds0; tries++)
+    /* Not more than before (a file the statistics writer had open when fds0
+     * was counted may be closed now). */
+    for (int tries = 0; tries < 50 && (fds1 = open_fds()) > fds0; tries++)
         usleep(100 * 1000);
     CPT_CHECK(abandoned > 0 && finished > 0, "%zu jobs finished, %zu abandoned at a readable fd", finished,
         abandoned);
@@ -443,8 +445,8 @@ int main(int argc, char **argv)
         written);
     CPT_CHECK(unannounced == 0, "every fd a wait context lists at the end of its job was announced at a "
         "pause (%zu were not)", (size_t)unannounced);
-    CPT_CHECK(fds1 == fds0, "open fds back to %d once the device is idle (%d)", fds0, fds1);
-    if (fds1 != fds0)
+    CPT_CHECK(fds1 <= fds0, "open fds back to %d once the device is idle (%d)", fds0, fds1);
+    if (fds1 > fds0)
         open_fds_show(1);
     printf("jobs %zu: finished %zu, abandoned %zu, wrong %zu, stale signals %zu, writes after abandon %zu\n",
         next, finished, abandoned, wrong, stale, written);

@@ -196,7 +196,7 @@ int main(int argc, char **argv)
     cpt_opts o;
     const char *expect = NULL;
     uint64_t nops = 240;
-    int ok = 1, fds0, fds1;
+    int ok = 1, fds0, fds1, leaked;
     size_t count[2][4] = { { 0 } };
     struct task *tasks;
     void **args;
@@ -294,9 +294,12 @@ int main(int argc, char **argv)
         CPT_CHECK(count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL] > 0,
             "without the fallback some operations fail (the faults were active)");
     /* Every request slot and fd comes back once the device has drained. */
-    for (int tries = 0; tries < 50 && (fds1 = open_fds()) != fds0; tries++)
+    /* Not more than before (a file the statistics writer had open when fds0
+     * was counted may be closed now). */
+    for (int tries = 0; tries < 50 && (fds1 = open_fds()) > fds0; tries++)
         usleep(100 * 1000);
-    CPT_CHECK(fds1 == fds0, "open fds back to %d (%d)", fds0, fds1);
+    CPT_CHECK(fds1 <= fds0, "no more open fds than the %d before (%d)", fds0, fds1);
+    leaked = fds1 > fds0 ? fds1 - fds0 : 0;
     if (g_env.stats_dir[0] != '\0') {
         long long faults, fallbacks, failures, retries;
 
@@ -307,7 +310,7 @@ int main(int argc, char **argv)
             printf("summary: plan \"%s\", fallback off: no device; operations %llu, wrong %zu, failed cleanly "
                    "%zu, hangs %d, fd leaks %d\n", getenv("CPTPROV_FAULTS") ? getenv("CPTPROV_FAULTS") : "",
                 (unsigned long long)nops, count[0][R_WRONG] + count[1][R_WRONG],
-                count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL], j.timed_out, fds1 - fds0);
+                count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL], j.timed_out, leaked);
             goto done;
         }
         faults = device_counter("faults");
@@ -327,7 +330,8 @@ int main(int argc, char **argv)
             getenv("CPTPROV_FAULTS") ? getenv("CPTPROV_FAULTS") : "", expect[0] == 'o' ? "on" : "off", faults,
             (unsigned long long)nops, (unsigned long long)(nops / 2), (unsigned long long)(nops - nops / 2),
             count[0][R_WRONG] + count[1][R_WRONG], count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL],
-            j.timed_out, fds1 - fds0, failures, retries, fallbacks, device_counter("timeouts") + device_counter("ae_timeouts"), device_counter("resets"));
+            j.timed_out, leaked, failures, retries, fallbacks,
+            device_counter("timeouts") + device_counter("ae_timeouts"), device_counter("resets"));
     }
 done:
     free(tasks);

@@ -81,6 +81,7 @@ for g in "${groups[@]}"; do
 		run abandon_test_late_wait env CPTPROV_TEST_WAIT_DELAY_US=150 build/abandon_test --provider-path build
 		run asan tests/run-asan.sh
 		run faults tests/fault_test.sh
+		run fuzz tests/fuzz.sh
 		;;
 	integration)
 		run tls tests/tls_test.sh

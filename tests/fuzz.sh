@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# tests/fuzz.sh - the short fuzz run of make test.
+#
+# Each Go fuzz target of dispatch/ (DER signatures, PKCS#1 and OAEP padding,
+# OSSL_PARAM integers) and of the simulator (GCM streaming, scalar
+# multiplication, ECDSA verification, modular exponentiation) fuzzes for
+# FUZZ_SECONDS (default 6); then build/fuzz_evp replays tests/fuzz/corpus
+# through EVP into cptprov and the default provider and runs random inputs
+# and mutations of it for FUZZ_EVP_SECONDS (default 30). Findings of the
+# Go targets land in their package's testdata/fuzz/, those of fuzz_evp in
+# /tmp/cptprov-fuzz-findings. A longer, coverage-guided run: make fuzz-long.
+# Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+secs=${FUZZ_SECONDS:-6}
+passed=0 failed=0
+for t in dispatch:FuzzParseDERSignature dispatch:FuzzPKCS1Unpad dispatch:FuzzOAEPUnpad dispatch:FuzzParamUint64 \
+	simulator/aesgcm:FuzzStreaming simulator/asym:FuzzScalarMult simulator/asym:FuzzECDSAVerify \
+	simulator/asym:FuzzModExp; do
+	pkg=${t%%:*} name=${t#*:}
+	if out=$(go test -run '^$' -fuzz "^$name\$" -fuzztime "${secs}s" "./$pkg" 2>&1); then
+		passed=$((passed + 1))
+		echo "ok   $pkg $name: $(echo "$out" | grep -Eo 'elapsed: [^,]*, execs: [0-9]+' | tail -1)"
+	else
+		failed=$((failed + 1))
+		echo "FAIL $pkg $name"
+		echo "$out" | tail -20
+	fi
+done
+B=${CPTPROV_BUILD:-build}
+build/fuzz_evp --provider-path "$B" --corpus tests/fuzz/corpus --seconds "${FUZZ_EVP_SECONDS:-30}" >/tmp/cptprov-fuzz-evp.log 2>&1
+rc=$?
+grep -E '^fuzz_evp:|FAIL' /tmp/cptprov-fuzz-evp.log | head -20
+read -r p f < <(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' /tmp/cptprov-fuzz-evp.log | tail -1)
+p=${p:-0} f=${f:-1}
+[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
+echo "$((passed + p)) passed, $((failed + f)) failed"
+[ $((failed + f)) -eq 0 ]
