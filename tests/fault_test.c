@@ -12,7 +12,11 @@
  * Ends with a summary line of what the statistics file says the device and
  * the driver did (faults, device failures, retries, fallbacks, timeouts).
  *
- * Usage: fault_test [common options] --expect ok|clean [--ops N]
+ * With --soak S it then goes on for S seconds of such rounds: the resident
+ * set must stay flat after a warm-up (a leak check with a stated limit)
+ * and the fds where they were.
+ *
+ * Usage: fault_test [common options] --expect ok|clean [--ops N] [--soak SECONDS]
  * The fault plan and the policy come from the environment: CPTPROV_FAULTS,
  * CPTPROV_FALLBACK, CPTPROV_REQUEST_TIMEOUT_MS.
  */
@@ -166,6 +170,82 @@ static int open_fds(void)
     return n;
 }
 
+/* One round: the first half of the tasks synchronously, the second half in
+ * ASYNC jobs. Returns 1 when no job hung. */
+static int round_of(struct task *tasks, void **args, uint64_t n, int *results, unsigned char *paused,
+    uint64_t seed, cpt_jobs *j)
+{
+    for (uint64_t i = 0; i < n / 2; i++)
+        run_task(&tasks[i]);
+    memset(j, 0, sizeof(*j));
+    j->fn = run_task;
+    j->args = args + n / 2;
+    j->ntasks = n - n / 2;
+    j->max_inflight = 16;
+    j->spurious_pct = 10;
+    j->new_wctx_pct = 30;
+    j->seed = seed;
+    j->timeout_s = 30;
+    j->results = results;
+    j->paused = paused;
+    return cpt_jobs_run(j) && !j->timed_out;
+}
+
+/* Resident set size in KiB. */
+static long rss_kib(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+
+    if (f != NULL) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        fclose(f);
+    }
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/*
+ * Rounds of operations for `seconds`: every output right (--expect ok) or
+ * failed cleanly, the resident set flat after the first quarter (warm-up:
+ * caches, the runtime's heap reaching its size) within limit_kib, and the
+ * open fds no more than fds0.
+ */
+static void soak(struct task *tasks, void **args, uint64_t n, int *results, unsigned char *paused,
+    uint64_t seed, double seconds, long limit_kib, int fds0, int expect_ok)
+{
+    double start = cpt_now(), warm = start + seconds / 4;
+    long rss_warm = 0, rss_max = 0, rss0 = rss_kib();
+    unsigned long rounds = 0, bad = 0, hung = 0;
+    int fds_max = 0;
+    cpt_jobs j;
+
+    while (cpt_now() - start < seconds) {
+        if (!round_of(tasks, args, n, results, paused, seed + rounds, &j))
+            hung++;
+        for (uint64_t i = 0; i < n; i++)
+            bad += tasks[i].outcome == R_WRONG || tasks[i].outcome == R_SILENT_FAIL
+                || (expect_ok && tasks[i].outcome != R_GOOD);
+        rounds++;
+        if (cpt_now() >= warm) {
+            long r = rss_kib();
+            int f = open_fds();
+
+            if (rss_warm == 0)
+                rss_warm = r;
+            rss_max = r > rss_max ? r : rss_max;
+            fds_max = f > fds_max ? f : fds_max;
+        }
+    }
+    CPT_CHECK(bad == 0 && hung == 0, "soak: %lu rounds, %lu bad operations, %lu hung rounds", rounds, bad, hung);
+    CPT_CHECK(rss_max - rss_warm <= limit_kib, "soak: resident set after warm-up %ld KiB, at most %ld KiB (limit +%ld)",
+        rss_warm, rss_max, limit_kib);
+    /* One more: the statistics writer may have its file open. */
+    CPT_CHECK(fds_max <= fds0 + 1, "soak: open fds between rounds at most %d (%d before)", fds_max, fds0);
+    printf("soak: %.0f s, %lu operations, RSS %ld KiB at start, %ld after warm-up, %ld at most; fds %d, at most %d\n",
+        seconds, rounds * (unsigned long)n, rss0, rss_warm, rss_max, fds0, fds_max);
+}
+
 /* A counter of the statistics file's "device" object, -1 if absent. */
 static long long device_counter(const char *name)
 {
@@ -197,6 +277,7 @@ int main(int argc, char **argv)
     const char *expect = NULL;
     uint64_t nops = 240;
     int ok = 1, fds0, fds1, leaked;
+    double soak_s = 0;
     size_t count[2][4] = { { 0 } };
     struct task *tasks;
     void **args;
@@ -213,13 +294,15 @@ int main(int argc, char **argv)
             continue;
         if (rc == 0 && i + 1 < argc && strcmp(argv[i], "--expect") == 0)
             expect = argv[++i];
+        else if (rc == 0 && i + 1 < argc && strcmp(argv[i], "--soak") == 0)
+            soak_s = atof(argv[++i]);
         else if (rc == 0 && i + 1 < argc && strcmp(argv[i], "--ops") == 0)
             ok = cpt_parse_u64(argv[++i], &nops) && nops >= NKINDS;
         else
             ok = 0;
     }
     if (!ok || expect == NULL || (strcmp(expect, "ok") != 0 && strcmp(expect, "clean") != 0)) {
-        fprintf(stderr, "usage: %s [common options] --expect ok|clean [--ops N]\n", argv[0]);
+        fprintf(stderr, "usage: %s [common options] --expect ok|clean [--ops N] [--soak SECONDS]\n", argv[0]);
         cpt_opts_usage(stderr);
         return 2;
     }
@@ -256,21 +339,7 @@ int main(int argc, char **argv)
         tasks[i].kind = (int)(i % NKINDS);
         args[i] = &tasks[i];
     }
-    /* First half synchronous, second half in ASYNC jobs. */
-    for (uint64_t i = 0; i < nops / 2; i++)
-        run_task(&tasks[i]);
-    memset(&j, 0, sizeof(j));
-    j.fn = run_task;
-    j.args = args + nops / 2;
-    j.ntasks = nops - nops / 2;
-    j.max_inflight = 16;
-    j.spurious_pct = 10;
-    j.new_wctx_pct = 30;
-    j.seed = o.seed;
-    j.timeout_s = 30;
-    j.results = results;
-    j.paused = paused;
-    CPT_CHECK(cpt_jobs_run(&j) && !j.timed_out, "the ASYNC jobs ran to completion (none hung)");
+    CPT_CHECK(round_of(tasks, args, nops, results, paused, o.seed, &j), "the ASYNC jobs ran to completion (none hung)");
     for (uint64_t i = 0; i < nops; i++) {
         struct task *t = &tasks[i];
 
@@ -334,6 +403,8 @@ int main(int argc, char **argv)
             device_counter("timeouts") + device_counter("ae_timeouts"), device_counter("resets"));
     }
 done:
+    if (soak_s > 0)
+        soak(tasks, args, nops, results, paused, o.seed, soak_s, 4 * 1024, fds0, expect[0] == 'o');
     free(tasks);
     free(args);
     free(results);

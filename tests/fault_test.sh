@@ -30,7 +30,7 @@ step() {
 	out="$log/$name.log"
 	"$@" >"$out" 2>&1
 	local rc=$?
-	grep -E '^summary:' "$out"
+	grep -E '^(summary|soak):' "$out"
 	read -r p f < <(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' "$out" |
 		awk '{p+=$1; f+=$2} END {print p+0, f+0}')
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
@@ -71,6 +71,15 @@ done
 
 # The differential harnesses and TLS under all the faults, fallback on.
 export CPTPROV_FAULTS=$MIXED CPTPROV_FALLBACK=on
+# Jobs abandoned while their requests are in flight, haproxy-style, while
+# requests stall, fail, reset and fall back (results right, no write after
+# abandon, no hang, no fd left).
+step abandon-faults "$B/abandon_test" --provider-path "$B"
+step abandon-faults-late-wait env CPTPROV_TEST_WAIT_DELAY_US=150 "$B/abandon_test" --provider-path "$B"
+# A soak of fixed length: the resident set flat after warm-up (+4 MiB at
+# most), the fds where they were. A longer one: FAULT_SOAK_SECONDS=3600.
+stats=$(mktemp -d "$log/stats.XXXXXX")
+step soak "$B/fault_test" --provider-path "$B" --stats-dir "$stats" --expect ok --soak "${FAULT_SOAK_SECONDS:-30}"
 for h in md_test mac_test sig_test kex_test gcm_test; do
 	step "$h-faults" tests/run-c.sh "$h"
 done
