@@ -13,6 +13,8 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || need+=(haproxy)
 command -v curl >/dev/null || need+=(curl)
 command -v h2load >/dev/null || need+=(nghttp2-client)
+# the C side under memcheck
+command -v valgrind >/dev/null || need+=(valgrind)
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		echo "deps: installing ${need[*]}"

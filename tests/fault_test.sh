@@ -83,6 +83,50 @@ step soak "$B/fault_test" --provider-path "$B" --stats-dir "$stats" --expect ok 
 for h in md_test mac_test sig_test kex_test gcm_test; do
 	step "$h-faults" tests/run-c.sh "$h"
 done
+# TLS with the fallback off while the device fails: every handshake either
+# completes or fails with an error, none hangs, and the server stays up
+# (configured through openssl.cnf this time: fallback = off in the section).
+tls_fallback_off() (
+	. tests/lib.sh
+	local t conf port srv ok=0 failed_clean=0 hung=0 i rc
+	t=$(mktemp -d "$log/tls.XXXXXX")
+	conf=$t/openssl.cnf
+	cpt_write_config "$conf" "" "?provider=cptprov" "fallback = off
+request_timeout_ms = 50
+faults = error:every=3;stall:every=7"
+	OPENSSL_CONF=/dev/null openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$t/k.pem" -out "$t/c.pem" -subj /CN=localhost -days 1 >/dev/null 2>&1
+	port=$(cpt_free_port)
+	env -u CPTPROV_FAULTS -u CPTPROV_FALLBACK OPENSSL_CONF=$conf timeout 120 openssl s_server -accept "$port" \
+		-cert "$t/c.pem" -key "$t/k.pem" -www -quiet >"$t/srv.log" 2>&1 &
+	srv=$!
+	cpt_wait_listen "$port" 10 || true
+	for i in $(seq 12); do
+		echo "GET / HTTP/1.0" | env -u CPTPROV_FAULTS -u CPTPROV_FALLBACK OPENSSL_CONF=$conf timeout 20 \
+			openssl s_client -connect "127.0.0.1:$port" -quiet >"$t/cli.$i.log" 2>&1
+		rc=$?
+		if [ $rc -eq 124 ] || [ $rc -ge 128 ]; then
+			hung=$((hung + 1))
+		elif grep -q "HTTP/1.0 200" "$t/cli.$i.log"; then
+			ok=$((ok + 1))
+		else
+			failed_clean=$((failed_clean + 1))
+		fi
+	done
+	local alive=0
+	kill -0 "$srv" 2>/dev/null && alive=1
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+	echo "summary: TLS with fallback off: $ok handshakes served, $failed_clean failed cleanly, $hung hung; server alive $alive"
+	if [ $hung -eq 0 ] && [ $alive -eq 1 ] && [ $failed_clean -gt 0 ] && [ $ok -gt 0 ]; then
+		echo "1 passed, 0 failed"
+	else
+		tail -5 "$t/srv.log"
+		echo "0 passed, 1 failed"
+		return 1
+	fi
+)
+step tls-fallback-off tls_fallback_off
 step tls-faults env TLS_TEST_CASES="tls13-aes256gcm tls12-aes128gcm tls13-aes256gcm-async tls12-aes128gcm-async tls13-aes128gcm-ecdsa" tests/tls_test.sh
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,7 +2,8 @@
 # tests/fuzz.sh - the short fuzz run of make test.
 #
 # Each Go fuzz target of dispatch/ (DER signatures, PKCS#1 and OAEP padding,
-# OSSL_PARAM integers) and of the simulator (GCM streaming, scalar
+# OSSL_PARAM integers), of internal/tlsrec (TLS CBC record padding and MAC
+# extraction) and of the simulator (GCM streaming, scalar
 # multiplication, ECDSA verification, modular exponentiation) fuzzes for
 # FUZZ_SECONDS (default 6); then build/fuzz_evp replays tests/fuzz/corpus
 # through EVP into cptprov and the default provider and runs random inputs
@@ -15,6 +16,7 @@ cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-6}
 passed=0 failed=0
 for t in dispatch:FuzzParseDERSignature dispatch:FuzzPKCS1Unpad dispatch:FuzzOAEPUnpad dispatch:FuzzParamUint64 \
+	internal/tlsrec:FuzzPadding internal/tlsrec:FuzzExtractMAC \
 	simulator/aesgcm:FuzzStreaming simulator/asym:FuzzScalarMult simulator/asym:FuzzECDSAVerify \
 	simulator/asym:FuzzModExp; do
 	pkg=${t%%:*} name=${t#*:}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The C side under valgrind's memcheck: a few differential harnesses with
+# small iteration counts (valgrind runs them some 30 times slower), the
+# provider's C code, the harnesses and libcrypto checked for invalid reads
+# and writes, uses of uninitialised memory and definite leaks. The Go
+# runtime's own frames are suppressed (tests/valgrind.supp): memcheck does
+# not model what it does with its stacks. Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+B=${CPTPROV_BUILD:-build}
+if ! command -v valgrind >/dev/null; then
+	echo "valgrind is missing (apt-get install valgrind)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+out=$(mktemp -d /tmp/cptprov-valgrind.XXXXXX)
+vg=(valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no
+	--suppressions=tests/valgrind.supp --quiet)
+passed=0 failed=0
+check() { # name, command...
+	local name=$1 rc p f
+	shift
+	"${vg[@]}" "$@" >"$out/$name.log" 2>&1
+	rc=$?
+	read -r p f < <(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' "$out/$name.log" | tail -1)
+	p=${p:-0} f=${f:-0}
+	if [ "$rc" -ne 0 ]; then
+		[ "$f" -gt 0 ] || f=1
+		echo "FAIL $name (rc $rc: $([ $rc -eq 99 ] && echo "memcheck errors" || echo "harness failures"))"
+		grep -E '==[0-9]+== (Invalid|Conditional|Use of|Syscall|[0-9,]+ bytes in)' -A8 "$out/$name.log" | head -40
+	else
+		echo "ok   $name ($p checks)"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+check kex "$B/kex_test" --provider-path "$B" --iters 1
+check sig "$B/sig_test" --provider-path "$B" --iters 1
+check md "$B/md_test" --provider cptprov --provider-path "$B" --no-stats --iters 8 --maxlen 70000
+check mac "$B/mac_test" --provider cptprov --provider-path "$B" --no-stats --iters 8 --maxlen 70000
+check gcm "$B/gcm_test" --provider cptprov --provider-path "$B" --no-stats --iters 10
+check faults env CPTPROV_CPU_THRESHOLD=0 CPTPROV_REQUEST_TIMEOUT_MS=500 CPTPROV_FALLBACK=on \
+	CPTPROV_FAULTS="error:rate=0.1,seed=3;reset:every=31;stall:every=37" \
+	"$B/fault_test" --provider-path "$B" --expect ok --ops 48
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
