@@ -423,3 +423,24 @@ func TestAbsentDevice(t *testing.T) {
 	}
 	q.Close()
 }
+
+// Requests a reset flushed are retried or computed in software, but do not
+// open the circuit: a reset is one event, after which the device works.
+func TestResetsDoNotOpenTheCircuit(t *testing.T) {
+	d := newFlakyDevice(1, func(uint64) uint8 { return CompReset })
+	q, err := NewQueue(d, QueueConfig{Group: GroupSE, Depth: 8, Policy: Policy{Software: &soft{}, Retries: -1, Threshold: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := submitAll(t, q, 20)
+	for i, r := range res {
+		if r.Flags&FlagSoftware == 0 || r.RLen != i+1 {
+			t.Fatalf("request %d: %+v", i, r)
+		}
+	}
+	if st := q.Stats(); st.Circuit != "closed" || st.Opens != 0 || st.Failed != 20 {
+		t.Fatalf("stats %+v", st)
+	}
+	q.Close()
+	d.close()
+}

@@ -627,10 +627,15 @@ func (q *Queue) Complete(tag uint64) {
 	if r.sampled {
 		r.t[3] = q.now()
 	}
-	failed := notExecuted(*q.result(id))
+	res0 := *q.result(id)
+	failed := notExecuted(res0)
 	if failed {
 		q.stats.failed.Add(1)
-		q.breaker.failure()
+		// A reset flushes every queued request at once: one event, after
+		// which the device works, not a run of failures to open on.
+		if res0.CompCode != CompReset {
+			q.breaker.failure()
+		}
 	} else {
 		q.breaker.success()
 	}

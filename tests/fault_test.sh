@@ -80,9 +80,13 @@ step abandon-faults-late-wait env CPTPROV_TEST_WAIT_DELAY_US=150 "$B/abandon_tes
 # most), the fds where they were. A longer one: FAULT_SOAK_SECONDS=3600.
 stats=$(mktemp -d "$log/stats.XXXXXX")
 step soak "$B/fault_test" --provider-path "$B" --stats-dir "$stats" --expect ok --soak "${FAULT_SOAK_SECONDS:-30}"
-for h in md_test mac_test sig_test kex_test gcm_test; do
+for h in md_test mac_test sig_test kex_test; do
 	step "$h-faults" tests/run-c.sh "$h"
 done
+# Without --expect-async: while the circuit is open the operations run in
+# software before the job could pause, and a subtest may see no pause.
+stats=$(mktemp -d "$log/stats.XXXXXX")
+step gcm_test-faults "$B/gcm_test" --provider cptprov --provider-path "$PWD/$B" --stats-dir "$stats"
 # TLS with the fallback off while the device fails: every handshake either
 # completes or fails with an error, none hangs, and the server stays up
 # (configured through openssl.cnf this time: fallback = off in the section).
