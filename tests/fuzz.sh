@@ -5,15 +5,15 @@
 # OSSL_PARAM integers), of internal/tlsrec (TLS CBC record padding and MAC
 # extraction) and of the simulator (GCM streaming, scalar
 # multiplication, ECDSA verification, modular exponentiation) fuzzes for
-# FUZZ_SECONDS (default 6); then build/fuzz_evp replays tests/fuzz/corpus
+# FUZZ_SECONDS (default 5); then build/fuzz_evp replays tests/fuzz/corpus
 # through EVP into cptprov and the default provider and runs random inputs
-# and mutations of it for FUZZ_EVP_SECONDS (default 30). Findings of the
+# and mutations of it for FUZZ_EVP_SECONDS (default 20). Findings of the
 # Go targets land in their package's testdata/fuzz/, those of fuzz_evp in
 # /tmp/cptprov-fuzz-findings. A longer, coverage-guided run: make fuzz-long.
 # Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
-secs=${FUZZ_SECONDS:-6}
+secs=${FUZZ_SECONDS:-5}
 passed=0 failed=0
 for t in dispatch:FuzzParseDERSignature dispatch:FuzzPKCS1Unpad dispatch:FuzzOAEPUnpad dispatch:FuzzParamUint64 \
 	internal/tlsrec:FuzzPadding internal/tlsrec:FuzzExtractMAC \
@@ -30,7 +30,7 @@ for t in dispatch:FuzzParseDERSignature dispatch:FuzzPKCS1Unpad dispatch:FuzzOAE
 	fi
 done
 B=${CPTPROV_BUILD:-build}
-build/fuzz_evp --provider-path "$B" --corpus tests/fuzz/corpus --seconds "${FUZZ_EVP_SECONDS:-30}" >/tmp/cptprov-fuzz-evp.log 2>&1
+build/fuzz_evp --provider-path "$B" --corpus tests/fuzz/corpus --seconds "${FUZZ_EVP_SECONDS:-20}" >/tmp/cptprov-fuzz-evp.log 2>&1
 rc=$?
 grep -E '^fuzz_evp:|FAIL' /tmp/cptprov-fuzz-evp.log | head -20
 read -r p f < <(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' /tmp/cptprov-fuzz-evp.log | tail -1)

@@ -80,6 +80,7 @@ for g in "${groups[@]}"; do
 		run abandon_test build/abandon_test --provider-path build
 		run abandon_test_late_wait env CPTPROV_TEST_WAIT_DELAY_US=150 build/abandon_test --provider-path build
 		run asan tests/run-asan.sh
+		run valgrind tests/run-valgrind.sh
 		run faults tests/fault_test.sh
 		run fuzz tests/fuzz.sh
 		;;
