@@ -126,6 +126,10 @@ struct cptgo_api {
         struct cpt_status *st);
 };
 
+/* config.c: the openssl.cnf section, checked; 0 refuses activation. */
+void cptprov_config_init(const OSSL_DISPATCH *in);
+int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle);
+
 /* errors.c */
 int cptprov_errors_init(const OSSL_DISPATCH *in);
 void cptprov_raise(const struct cptprov_ctx *p, int reason, const char *file,

@@ -85,6 +85,7 @@ for g in "${groups[@]}"; do
 		run fuzz tests/fuzz.sh
 		;;
 	integration)
+		run config tests/config_test.sh
 		run tls tests/tls_test.sh
 		run speed tests/speed_test.sh
 		run nginx tests/nginx_test.sh

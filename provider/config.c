@@ -1,0 +1,356 @@
+/*
+ * The provider's configuration: the keys of its openssl.cnf section, read
+ * through the core's get_params (strings only, at load time: no Go here),
+ * each checked against what it accepts. A bad value, or a key cptprov does
+ * not know, refuses activation with an error naming the key, the value and
+ * what is accepted. A few environment variables override keys for tests.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <openssl/conf.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/params.h>
+#include "cptprov.h"
+
+/*
+ * The CPU path's thresholds per family of algorithms, in bytes: the first
+ * size where the device path comes within 10% of the CPU path in
+ * tests/bench_crossover.sh (README, "Performance"). Configurable per family
+ * (cpu_threshold_<family>) or for all (cpu_threshold).
+ */
+static const struct {
+    const char *key;
+    size_t dflt;
+    int ids[7];
+} cpu_families[] = {
+    { "cpu_threshold_aes_cbc", 4096, { CPT_ALG_AES_128_CBC, CPT_ALG_AES_192_CBC, CPT_ALG_AES_256_CBC } },
+    { "cpu_threshold_aes_ctr", 4096, { CPT_ALG_AES_128_CTR, CPT_ALG_AES_192_CTR, CPT_ALG_AES_256_CTR } },
+    { "cpu_threshold_des_ede3_cbc", CPT_DES_EDE3_THRESHOLD, { CPT_ALG_DES_EDE3_CBC } },
+    { "cpu_threshold_chacha20", CPT_CHACHA20_THRESHOLD, { CPT_ALG_CHACHA20 } },
+    { "cpu_threshold_chacha20_poly1305", CPT_CHACHA20_POLY1305_THRESHOLD,
+        { CPT_ALG_CHACHA20_POLY1305 } },
+    { "cpu_threshold_sha1", CPT_SHA1_THRESHOLD, { CPT_ALG_MD_BASE + CPT_MD_SHA1 } },
+    { "cpu_threshold_sha256", CPT_SHA256_THRESHOLD,
+        { CPT_ALG_MD_BASE + CPT_MD_SHA224, CPT_ALG_MD_BASE + CPT_MD_SHA256 } },
+    { "cpu_threshold_sha512", CPT_SHA512_THRESHOLD,
+        { CPT_ALG_MD_BASE + CPT_MD_SHA384, CPT_ALG_MD_BASE + CPT_MD_SHA512,
+            CPT_ALG_MD_BASE + CPT_MD_SHA512_224, CPT_ALG_MD_BASE + CPT_MD_SHA512_256 } },
+    { "cpu_threshold_hmac", CPT_HMAC_THRESHOLD,
+        { CPT_ALG_MAC_BASE + CPT_MD_SHA1, CPT_ALG_MAC_BASE + CPT_MD_SHA224,
+            CPT_ALG_MAC_BASE + CPT_MD_SHA256, CPT_ALG_MAC_BASE + CPT_MD_SHA384,
+            CPT_ALG_MAC_BASE + CPT_MD_SHA512, CPT_ALG_MAC_BASE + CPT_MD_SHA512_224,
+            CPT_ALG_MAC_BASE + CPT_MD_SHA512_256 } },
+    { "cpu_threshold_aes_cbc_hmac", CPT_AES_CBC_HMAC_THRESHOLD,
+        { CPT_ALG_AES_128_CBC_HMAC_SHA1, CPT_ALG_AES_256_CBC_HMAC_SHA1,
+            CPT_ALG_AES_128_CBC_HMAC_SHA256, CPT_ALG_AES_256_CBC_HMAC_SHA256 } },
+};
+#define NFAMILIES (sizeof(cpu_families) / sizeof(cpu_families[0]))
+
+/* What a key accepts. */
+enum kind {
+    K_COUNT, /* a whole number from min to max */
+    K_SWITCH, /* on/off, yes/no, true/false, 1/0 */
+    K_DIR, /* an existing directory */
+    K_FAULTS, /* a simulator fault plan */
+};
+
+/* The keys that are not thresholds, in the order of config_value. */
+enum {
+    C_STATS_DIR,
+    C_ENGINES,
+    C_RING_DEPTH,
+    C_SPIN_US,
+    C_FAULTS,
+    C_FALLBACK,
+    C_TIMEOUT_MS,
+    C_RETRIES,
+    C_BREAKER_THRESHOLD,
+    C_BREAKER_COOLDOWN_MS,
+    C_CPU_THRESHOLD,
+    NKEYS
+};
+
+static const struct key {
+    const char *name, *env; /* env: the variable that overrides it (tests) */
+    enum kind kind;
+    long min, max;
+} keys[NKEYS] = {
+    [C_STATS_DIR] = { "stats_dir", NULL, K_DIR, 0, 0 },
+    [C_ENGINES] = { "engines", NULL, K_COUNT, 0, 256 },
+    [C_RING_DEPTH] = { "ring_depth", NULL, K_COUNT, 1, 1 << 20 },
+    [C_SPIN_US] = { "engine_spin_us", NULL, K_COUNT, 0, 1000000 },
+    [C_FAULTS] = { "faults", "CPTPROV_FAULTS", K_FAULTS, 0, 0 },
+    [C_FALLBACK] = { "fallback", "CPTPROV_FALLBACK", K_SWITCH, 0, 1 },
+    [C_TIMEOUT_MS] = { "request_timeout_ms", "CPTPROV_REQUEST_TIMEOUT_MS", K_COUNT, 1, 3600000 },
+    [C_RETRIES] = { "retries", NULL, K_COUNT, 0, 10 },
+    [C_BREAKER_THRESHOLD] = { "breaker_threshold", NULL, K_COUNT, 1, 1000000 },
+    [C_BREAKER_COOLDOWN_MS] = { "breaker_cooldown_ms", NULL, K_COUNT, 1, 3600000 },
+    [C_CPU_THRESHOLD] = { "cpu_threshold", "CPTPROV_CPU_THRESHOLD", K_COUNT, 0, 1L << 30 },
+};
+static const struct key family_key = { NULL, NULL, K_COUNT, 0, 1L << 30 };
+
+/* Keys of a provider section that OpenSSL itself reads. */
+static const char *const openssl_keys[] = { "module", "activate", "identity", "soft_load" };
+
+static OSSL_FUNC_core_get_params_fn *c_get_params;
+
+void cptprov_config_init(const OSSL_DISPATCH *in)
+{
+    for (; in->function_id != 0; in++)
+        if (in->function_id == OSSL_FUNC_CORE_GET_PARAMS)
+            c_get_params = OSSL_FUNC_core_get_params(in);
+}
+
+/*
+ * Refuses activation: the error goes on OpenSSL's error queue and, as
+ * OpenSSL 3.0 drops the errors of a provider its configuration fails to
+ * activate, to stderr too (the log of nginx, haproxy, a service manager).
+ */
+static int refuse(struct cptprov_ctx *p, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    cptprov_raise(p, CPT_R_BAD_CONFIG, OPENSSL_FILE, OPENSSL_LINE, "cptprov_config", "%s", msg);
+    fprintf(stderr, "%s (cptprov not activated)\n", msg);
+    return 0;
+}
+
+static int bad(struct cptprov_ctx *p, const char *key, const char *value, const char *accepted)
+{
+    return refuse(p, "cptprov: %s = \"%s\" is not valid: %s", key, value, accepted);
+}
+
+static int parse_switch(const char *v)
+{
+    static const char *const on[] = { "on", "yes", "true", "1" }, *const off[] = { "off", "no", "false", "0" };
+
+    for (size_t i = 0; i < 4; i++) {
+        if (OPENSSL_strcasecmp(v, on[i]) == 0)
+            return 1;
+        if (OPENSSL_strcasecmp(v, off[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/*
+ * The syntax of a fault plan, as simulator.ParseFaultPlan reads it (the Go
+ * side parses it again when the device starts, and cannot run here):
+ * rules "kind[:key=value,...]" separated by ';'.
+ */
+static int faults_ok(const char *plan)
+{
+    static const char *const kinds[] = { "error", "delay", "stall", "reset", "full", "absent" };
+    static const char *const fkeys[] = { "every", "rate", "seed", "skip", "limit", "delay", "op" };
+    char *copy = OPENSSL_strdup(plan), *save = NULL, *rule;
+    int ok = copy != NULL, rules = 0;
+
+    for (rule = ok ? strtok_r(copy, ";", &save) : NULL; ok && rule != NULL; rule = strtok_r(NULL, ";", &save)) {
+        char *args = strchr(rule, ':'), *save2 = NULL, *kv;
+        size_t k;
+
+        while (*rule == ' ')
+            rule++;
+        if (*rule == '\0')
+            continue;
+        if (args != NULL)
+            *args++ = '\0';
+        for (k = 0; k < 6 && strcmp(rule, kinds[k]) != 0; k++)
+            ;
+        ok = k < 6 && !(k == 5 && args != NULL);
+        rules++;
+        for (kv = ok && args ? strtok_r(args, ",", &save2) : NULL; ok && kv != NULL; kv = strtok_r(NULL, ",", &save2)) {
+            char *eq = strchr(kv, '=');
+            size_t j;
+
+            while (*kv == ' ')
+                kv++;
+            ok = eq != NULL && eq[1] != '\0';
+            if (ok) {
+                *eq = '\0';
+                for (j = 0; j < 7 && strcmp(kv, fkeys[j]) != 0; j++)
+                    ;
+                ok = j < 7;
+            }
+        }
+    }
+    OPENSSL_free(copy);
+    return ok && rules > 0;
+}
+
+/* Checks value v of key k; a count goes to *n. */
+static int check(struct cptprov_ctx *p, const struct key *k, const char *name, const char *v, long *n)
+{
+    char range[96];
+
+    switch (k->kind) {
+    case K_COUNT: {
+        char *end;
+
+        errno = 0;
+        *n = strtol(v, &end, 10);
+        if (errno == 0 && end != v && *end == '\0' && *n >= k->min && *n <= k->max)
+            return 1;
+        snprintf(range, sizeof(range), "use a whole number from %ld to %ld", k->min, k->max);
+        return bad(p, name, v, range);
+    }
+    case K_SWITCH:
+        if ((*n = parse_switch(v)) >= 0)
+            return 1;
+        return bad(p, name, v, "use on or off");
+    case K_DIR: {
+        struct stat st;
+
+        if (stat(v, &st) == 0 && S_ISDIR(st.st_mode))
+            return 1;
+        return bad(p, name, v, "use an existing directory");
+    }
+    case K_FAULTS:
+        if (faults_ok(v))
+            return 1;
+        return bad(p, name, v,
+            "use rules kind[:key=value,...] separated by ';', kinds error, delay, stall, reset, full, absent, "
+            "keys every, rate, seed, skip, limit, delay, op");
+    }
+    return 0;
+}
+
+static int known_key(const char *name)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(name, keys[i].name) == 0)
+            return 1;
+    for (size_t i = 0; i < NFAMILIES; i++)
+        if (strcmp(name, cpu_families[i].key) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof(openssl_keys) / sizeof(openssl_keys[0]); i++)
+        if (strcmp(name, openssl_keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * A key cptprov does not know (a typo) refuses activation too. The core
+ * hands out the values of the keys a provider asks for but cannot list
+ * them, so the section is read from the configuration file itself
+ * (OPENSSL_CONF or OpenSSL's default file): openssl_conf's init section,
+ * its providers section, the section named for this provider. A file that
+ * cannot be read, or has no such section (a configuration loaded from
+ * elsewhere), leaves the check out.
+ */
+static int check_unknown_keys(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
+{
+    char *prov = NULL, *deflt = NULL;
+    OSSL_PARAM q[] = { OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_CORE_PROV_NAME, &prov, 0), OSSL_PARAM_END };
+    const char *file = getenv("OPENSSL_CONF"), *init, *provs, *mine;
+    CONF *conf;
+    STACK_OF(CONF_VALUE) *sect;
+    int ok = 1;
+
+    if (!c_get_params(handle, q) || prov == NULL)
+        return 1;
+    if (file == NULL)
+        file = deflt = CONF_get1_default_config_file();
+    if (file == NULL || (conf = NCONF_new(NULL)) == NULL) {
+        OPENSSL_free(deflt);
+        return 1;
+    }
+    ERR_set_mark();
+    if (NCONF_load(conf, file, NULL) > 0 && (init = NCONF_get_string(conf, NULL, "openssl_conf")) != NULL
+        && (provs = NCONF_get_string(conf, init, "providers")) != NULL
+        && (mine = NCONF_get_string(conf, provs, prov)) != NULL && (sect = NCONF_get_section(conf, mine)) != NULL) {
+        for (int i = 0; ok && i < sk_CONF_VALUE_num(sect); i++) {
+            CONF_VALUE *v = sk_CONF_VALUE_value(sect, i);
+
+            if (!known_key(v->name)) {
+                ERR_pop_to_mark();
+                ERR_set_mark();
+                refuse(p, "cptprov: unknown key %s = \"%s\" in [%s] of %s (keys: stats_dir, engines, "
+                    "ring_depth, engine_spin_us, cpu_threshold, cpu_threshold_<family>, fallback, "
+                    "request_timeout_ms, retries, breaker_threshold, breaker_cooldown_ms, faults)",
+                    v->name, v->value, mine, file);
+                ok = 0;
+            }
+        }
+    }
+    if (ok)
+        ERR_pop_to_mark(); /* a file that did not parse is not our error */
+    else
+        ERR_clear_last_mark();
+    NCONF_free(conf);
+    OPENSSL_free(deflt);
+    return ok;
+}
+
+int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
+{
+    char *val[NKEYS] = { NULL }, *family[NFAMILIES] = { NULL };
+    OSSL_PARAM params[NKEYS + NFAMILIES + 1];
+    long n[NKEYS] = { 0 };
+    size_t np = 0;
+
+    if (c_get_params == NULL)
+        return 0;
+    for (size_t i = 0; i < NKEYS; i++)
+        params[np++] = OSSL_PARAM_construct_utf8_ptr(keys[i].name, &val[i], 0);
+    for (size_t f = 0; f < NFAMILIES; f++)
+        params[np++] = OSSL_PARAM_construct_utf8_ptr(cpu_families[f].key, &family[f], 0);
+    params[np] = OSSL_PARAM_construct_end();
+    if (!c_get_params(handle, params))
+        return 0;
+    for (size_t i = 0; i < NKEYS; i++) {
+        const char *env = keys[i].env != NULL ? getenv(keys[i].env) : NULL;
+
+        if (env != NULL && env[0] != '\0')
+            val[i] = (char *)env;
+        if (val[i] != NULL && !check(p, &keys[i], keys[i].name, val[i], &n[i]))
+            return 0;
+    }
+    for (size_t f = 0; f < NFAMILIES; f++) {
+        const char *env = getenv("CPTPROV_CPU_THRESHOLD");
+        long t = (long)cpu_families[f].dflt, tf = 0;
+
+        if (family[f] != NULL && !check(p, &family_key, cpu_families[f].key, family[f], &tf))
+            return 0;
+        /* CPTPROV_CPU_THRESHOLD, then cpu_threshold_<family>, then
+         * cpu_threshold, then the measured default. */
+        if (env != NULL && env[0] != '\0')
+            t = n[C_CPU_THRESHOLD];
+        else if (family[f] != NULL)
+            t = tf;
+        else if (val[C_CPU_THRESHOLD] != NULL)
+            t = n[C_CPU_THRESHOLD];
+        for (size_t i = 0; i < 7 && cpu_families[f].ids[i] != 0; i++)
+            p->cpu_threshold[cpu_families[f].ids[i]] = (size_t)t;
+    }
+    if (!check_unknown_keys(p, handle))
+        return 0;
+    if (val[C_STATS_DIR] != NULL && (p->stats_dir = OPENSSL_strdup(val[C_STATS_DIR])) == NULL)
+        return 0;
+    if (val[C_FAULTS] != NULL && (p->faults = OPENSSL_strdup(val[C_FAULTS])) == NULL)
+        return 0;
+    p->cfg.se_engines = p->cfg.ae_engines = (int)n[C_ENGINES];
+    p->cfg.ring_depth = (int)n[C_RING_DEPTH];
+    p->cfg.spin_us = (int)n[C_SPIN_US];
+    p->cfg.fallback = val[C_FALLBACK] != NULL ? (int)n[C_FALLBACK] : 1;
+    p->cfg.timeout_ms = (int)n[C_TIMEOUT_MS];
+    /* 0 in the file: no retry; 0 in the ABI: the default. */
+    p->cfg.retries = val[C_RETRIES] != NULL && n[C_RETRIES] == 0 ? -1 : (int)n[C_RETRIES];
+    p->cfg.breaker_threshold = (int)n[C_BREAKER_THRESHOLD];
+    p->cfg.breaker_cooldown_ms = (int)n[C_BREAKER_COOLDOWN_MS];
+    p->cfg.stats_dir = p->stats_dir;
+    p->cfg.cpu_counters = cptprov_cpu_counters;
+    p->cfg.faults = p->faults;
+    return 1;
+}
