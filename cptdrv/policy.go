@@ -39,7 +39,20 @@ type Policy struct {
 	Threshold   int           // consecutive failures that open the circuit (default 8)
 	Cooldown    time.Duration // first open period (default 100ms)
 	MaxCooldown time.Duration // longest open period (default 5s)
+	// OnEvent, when set, hears of each device failure (with its
+	// completion code) and each opening and closing of the circuit. It
+	// runs on the goroutine that saw the event and must not block.
+	OnEvent func(ev Event, code uint8)
 }
+
+// Event is what Policy.OnEvent hears of.
+type Event int
+
+const (
+	EventFailure Event = iota // the device failed an instruction without executing it
+	EventOpen                 // the circuit opened: requests stay off the device
+	EventClose                // a probe succeeded: requests go to the device again
+)
 
 func (p Policy) withDefaults() Policy {
 	if p.Retries == 0 {
@@ -110,8 +123,9 @@ func (b *breaker) allow() bool {
 	return false
 }
 
-// success records that the device answered.
-func (b *breaker) success() {
+// success records that the device answered; it reports whether that
+// closed the circuit.
+func (b *breaker) success() bool {
 	if b.fails.Load() != 0 {
 		b.fails.Store(0)
 	}
@@ -119,7 +133,9 @@ func (b *breaker) success() {
 		b.mu.Lock()
 		b.cur = b.cool
 		b.mu.Unlock()
+		return true
 	}
+	return false
 }
 
 // failure records a failure of the device; it reports whether the circuit

@@ -300,6 +300,7 @@ func TestStalledDeviceNoFallback(t *testing.T) {
 // when the device is healthy again.
 func TestBreakerOpensProbesCloses(t *testing.T) {
 	var healthy atomic.Bool
+	var failures, opens, closes atomic.Int32
 	d := newFlakyDevice(1, func(uint64) uint8 {
 		if healthy.Load() {
 			return CompGood
@@ -307,8 +308,18 @@ func TestBreakerOpensProbesCloses(t *testing.T) {
 		return CompHWError
 	})
 	sw := &soft{}
+	onEvent := func(ev Event, code uint8) {
+		switch ev {
+		case EventFailure:
+			failures.Add(1)
+		case EventOpen:
+			opens.Add(1)
+		case EventClose:
+			closes.Add(1)
+		}
+	}
 	q, err := NewQueue(d, QueueConfig{Group: GroupSE, Depth: 8,
-		Policy: Policy{Software: sw, Retries: -1, Threshold: 3, Cooldown: 50 * time.Millisecond}})
+		Policy: Policy{Software: sw, Retries: -1, Threshold: 3, Cooldown: 50 * time.Millisecond, OnEvent: onEvent}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,6 +361,11 @@ func TestBreakerOpensProbesCloses(t *testing.T) {
 	}
 	if r := do(103); r.Flags&FlagSoftware != 0 {
 		t.Fatalf("closed circuit, software result")
+	}
+	// Three failures opened it, a failed probe opened it again, a good one
+	// closed it.
+	if failures.Load() != 4 || opens.Load() != 2 || closes.Load() != 1 {
+		t.Fatalf("events: %d failures, %d opens, %d closes", failures.Load(), opens.Load(), closes.Load())
 	}
 	q.Close()
 	d.close()

@@ -592,7 +592,16 @@ func (q *Queue) expire(id uint32) (uint32, bool) {
 func (q *Queue) expired() {
 	q.stats.timeouts.Add(1)
 	q.stats.failed.Add(1)
-	q.breaker.failure()
+	q.event(EventFailure, CompTimeout)
+	if q.breaker.failure() {
+		q.event(EventOpen, 0)
+	}
+}
+
+func (q *Queue) event(ev Event, code uint8) {
+	if q.policy.OnEvent != nil {
+		q.policy.OnEvent(ev, code)
+	}
 }
 
 // Next is the device side: it returns the oldest queued instruction.
@@ -633,11 +642,12 @@ func (q *Queue) Complete(tag uint64) {
 		q.stats.failed.Add(1)
 		// A reset flushes every queued request at once: one event, after
 		// which the device works, not a run of failures to open on.
-		if res0.CompCode != CompReset {
-			q.breaker.failure()
+		q.event(EventFailure, res0.CompCode)
+		if res0.CompCode != CompReset && q.breaker.failure() {
+			q.event(EventOpen, 0)
 		}
-	} else {
-		q.breaker.success()
+	} else if q.breaker.success() {
+		q.event(EventClose, 0)
 	}
 	for {
 		switch r.state.Load() {

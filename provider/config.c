@@ -59,6 +59,8 @@ enum kind {
     K_SWITCH, /* on/off, yes/no, true/false, 1/0 */
     K_DIR, /* an existing directory */
     K_FAULTS, /* a simulator fault plan */
+    K_LEVEL, /* a log level */
+    K_LOGFILE, /* stderr, or a file in an existing directory */
 };
 
 /* The keys that are not thresholds, in the order of config_value. */
@@ -74,6 +76,8 @@ enum {
     C_BREAKER_THRESHOLD,
     C_BREAKER_COOLDOWN_MS,
     C_CPU_THRESHOLD,
+    C_LOG_LEVEL,
+    C_LOG_FILE,
     NKEYS
 };
 
@@ -93,7 +97,11 @@ static const struct key {
     [C_BREAKER_THRESHOLD] = { "breaker_threshold", NULL, K_COUNT, 1, 1000000 },
     [C_BREAKER_COOLDOWN_MS] = { "breaker_cooldown_ms", NULL, K_COUNT, 1, 3600000 },
     [C_CPU_THRESHOLD] = { "cpu_threshold", "CPTPROV_CPU_THRESHOLD", K_COUNT, 0, 1L << 30 },
+    [C_LOG_LEVEL] = { "log_level", "CPTPROV_LOG_LEVEL", K_LEVEL, 0, 4 },
+    [C_LOG_FILE] = { "log_file", "CPTPROV_LOG_FILE", K_LOGFILE, 0, 0 },
 };
+
+static const char *const levels[] = { "debug", "info", "warn", "error", "off" };
 static const struct key family_key = { NULL, NULL, K_COUNT, 0, 1L << 30 };
 
 /* Keys of a provider section that OpenSSL itself reads. */
@@ -216,6 +224,24 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
             return 1;
         return bad(p, name, v, "use an existing directory");
     }
+    case K_LEVEL:
+        for (*n = 0; *n < 5; (*n)++)
+            if (OPENSSL_strcasecmp(v, levels[*n]) == 0)
+                return 1;
+        return bad(p, name, v, "use debug, info, warn, error or off");
+    case K_LOGFILE: {
+        const char *slash = strrchr(v, '/');
+        char dir[4096];
+        struct stat st;
+
+        if (strcmp(v, "stderr") == 0)
+            return 1;
+        snprintf(dir, sizeof(dir), "%.*s", slash == NULL ? 1 : slash == v ? 1 : (int)(slash - v),
+            slash == NULL ? "." : v);
+        if (v[0] != '\0' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+            return 1;
+        return bad(p, name, v, "use stderr or a file in an existing directory");
+    }
     case K_FAULTS:
         if (faults_ok(v))
             return 1;
@@ -278,7 +304,7 @@ static int check_unknown_keys(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *han
                 ERR_set_mark();
                 refuse(p, "cptprov: unknown key %s = \"%s\" in [%s] of %s (keys: stats_dir, engines, "
                     "ring_depth, engine_spin_us, cpu_threshold, cpu_threshold_<family>, fallback, "
-                    "request_timeout_ms, retries, breaker_threshold, breaker_cooldown_ms, faults)",
+                    "request_timeout_ms, retries, breaker_threshold, breaker_cooldown_ms, log_level, log_file, faults)",
                     v->name, v->value, mine, file);
                 ok = 0;
             }
@@ -340,6 +366,11 @@ int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
         return 0;
     if (val[C_FAULTS] != NULL && (p->faults = OPENSSL_strdup(val[C_FAULTS])) == NULL)
         return 0;
+    if (val[C_LOG_FILE] != NULL && strcmp(val[C_LOG_FILE], "stderr") != 0
+        && (p->log_file = OPENSSL_strdup(val[C_LOG_FILE])) == NULL)
+        return 0;
+    p->cfg.log_level = val[C_LOG_LEVEL] != NULL ? (int)n[C_LOG_LEVEL] : 2;
+    p->cfg.log_file = p->log_file;
     p->cfg.se_engines = p->cfg.ae_engines = (int)n[C_ENGINES];
     p->cfg.ring_depth = (int)n[C_RING_DEPTH];
     p->cfg.spin_us = (int)n[C_SPIN_US];

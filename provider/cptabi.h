@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 3
+#define CPT_ABI_VERSION 4
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -190,6 +190,8 @@ struct cpt_config {
     int retries; /* device retries of a failed request, -1: none, 0: default */
     int breaker_threshold; /* consecutive failures that open the circuit, 0: default */
     int breaker_cooldown_ms; /* first open period, 0: default */
+    int log_level; /* 0 debug, 1 info, 2 warn, 3 error, 4 off */
+    const char *log_file; /* NULL: stderr */
     /* CPT_MAX_ALGS counters the statistics add as "software" */
     struct cpt_cpu_counters *cpu_counters;
 };

@@ -29,6 +29,7 @@ struct cptprov_ctx {
     struct cpt_config cfg;
     char *stats_dir;
     char *faults;
+    char *log_file;
     /* Per CPT_ALG_* id (digests: CPT_ALG_MD_BASE + CPT_MD_*): updates of
      * an unauthenticated cipher, or digest messages whose first update is,
      * shorter than this run on the calling CPU (libcrypto's default

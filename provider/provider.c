@@ -97,6 +97,7 @@ static void cptprov_teardown(void *provctx)
     if (p != NULL) {
         OPENSSL_free(p->stats_dir);
         OPENSSL_free(p->faults);
+        OPENSSL_free(p->log_file);
         OPENSSL_free(p);
     }
 }

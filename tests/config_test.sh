@@ -68,6 +68,11 @@ case_ cooldown_bad refused "breaker_cooldown_ms = soon"
 case_ faults ok "faults = error:rate=0.01;stall:every=500;full:every=300,delay=20ms"
 case_ faults_bad refused "faults = explode:every=3"
 case_ faults_badkey refused "faults = error:often=3"
+case_ log_level ok "log_level = info"
+case_ log_level_bad refused "log_level = loud"
+case_ log_file ok "log_file = $T/cptprov.log"
+case_ log_file_stderr ok "log_file = stderr"
+case_ log_file_bad refused "log_file = $T/missing/cptprov.log"
 case_ unknown refused "retrys = 1"
 case_ unknown2 refused "fallbak = on"
 # The test overrides are checked as strictly.
@@ -84,5 +89,37 @@ request_timeout_ms = 5000
 retries = 2
 breaker_threshold = 16
 breaker_cooldown_ms = 200"
+
+# The log: the device starting, failures, the circuit opening and the
+# fallback engaged, one line each, rate-limited (burst of 20).
+LOG=$T/events.log
+cpt_write_config "$T/log.cnf" "" "?provider=cptprov" "log_level = info
+log_file = $LOG
+faults = error:every=1
+breaker_threshold = 2
+retries = 0
+cpu_threshold = 0"
+if head -c 100000 /dev/urandom | OPENSSL_CONF="$T/log.cnf" openssl dgst -sha256 >/dev/null 2>&1 &&
+	grep -q 'info: device started: simulator' "$LOG" &&
+	grep -q 'warn: fault injection: error:every=1' "$LOG" &&
+	grep -q 'failed an operation without running it (engine error)' "$LOG" &&
+	grep -q 'circuit open after repeated device failures: fallback to software engaged' "$LOG" &&
+	[ "$(wc -l <"$LOG")" -le 20 ]; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL log: the events are not all in $LOG:"
+	head -20 "$LOG"
+fi
+# log_level = error keeps the warnings out.
+: >"$LOG"
+sed -i 's/^log_level = info/log_level = error/' "$T/log.cnf"
+if head -c 100000 /dev/urandom | OPENSSL_CONF="$T/log.cnf" openssl dgst -sha256 >/dev/null 2>&1 && [ ! -s "$LOG" ]; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL log_level = error still logged:"
+	head -5 "$LOG"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

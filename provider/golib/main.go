@@ -64,6 +64,7 @@ import (
 
 	"cptprov/cptdrv"
 	"cptprov/dispatch"
+	"cptprov/internal/cptlog"
 	"cptprov/simulator"
 	"cptprov/stats"
 )
@@ -105,6 +106,7 @@ type process struct {
 	env      *dispatch.Env
 	counters *stats.Counters
 	writer   *stats.Writer
+	log      *cptlog.Logger
 	// cpu is the C side's CPU-path counters (C.CPT_MAX_ALGS), C memory.
 	cpu *C.struct_cpt_cpu_counters
 }
@@ -206,6 +208,7 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(runtime.NumCPU() + hostPs)
 	}
+	log := openLog(cfg)
 	simCfg := simulator.Config{SEEngines: int(cfg.se_engines), AEEngines: int(cfg.ae_engines)}
 	if cfg.spin_us > 0 {
 		simCfg.Spin = time.Duration(cfg.spin_us) * time.Microsecond
@@ -214,9 +217,11 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 	if cfg.faults != nil {
 		var err error
 		if plan, err = simulator.ParseFaultPlan(C.GoString(cfg.faults)); err != nil {
+			log.Logf(cptlog.Error, "bad fault plan: %v", err)
 			return nil, err
 		}
 		simCfg.Absent = plan.Absent
+		log.Logf(cptlog.Warn, "fault injection: %s", C.GoString(cfg.faults))
 	}
 	dev := simulator.New(simCfg)
 	if plan != nil {
@@ -231,23 +236,35 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 			Cooldown:  time.Duration(cfg.breaker_cooldown_ms) * time.Millisecond,
 		},
 	}
+	fallback := "off (failures are errors)"
 	if cfg.fallback != 0 {
 		qcfg.Policy.Software = dev
+		fallback = "on (failures computed in software)"
 	}
 	qcfg.Group = cptdrv.GroupSE
+	qcfg.Policy.OnEvent = logEvents(log, "symmetric", cfg.fallback != 0)
 	se, err := cptdrv.NewQueue(dev, qcfg)
 	if err != nil {
+		log.Logf(cptlog.Error, "cannot start the device: %v", err)
 		dev.Close()
 		return nil, err
 	}
 	qcfg.Group = cptdrv.GroupAE
+	qcfg.Policy.OnEvent = logEvents(log, "asymmetric", cfg.fallback != 0)
 	ae, err := cptdrv.NewQueue(dev, qcfg)
 	if err != nil {
+		log.Logf(cptlog.Error, "cannot start the device: %v", err)
 		se.Close()
 		dev.Close()
 		return nil, err
 	}
-	p := &process{dev: dev, se: se, ae: ae, counters: stats.New(), cpu: cfg.cpu_counters}
+	if simCfg.Absent {
+		log.Logf(cptlog.Warn, "no device: every operation is computed in software")
+	} else {
+		log.Logf(cptlog.Info, "device started: %s, ring depth %d, request timeout %v, fallback %s",
+			dev.Name(), se.Depth(), qcfg.Timeout, fallback)
+	}
+	p := &process{dev: dev, se: se, ae: ae, counters: stats.New(), cpu: cfg.cpu_counters, log: log}
 	p.env = dispatch.NewEnv(se, ae, p.counters, dev.Forget, os.Getpid())
 	if cfg.stats_dir != nil {
 		p.writer = stats.NewWriter(C.GoString(cfg.stats_dir), p.snapshot)
@@ -297,6 +314,53 @@ func (p *process) snapshot() stats.Snapshot {
 			"se_circuit_open": circuitOpen(qs.Circuit), "ae_circuit_open": circuitOpen(as.Circuit),
 		},
 	}
+}
+
+// openLog opens the configured log (log_level, log_file); a file that
+// cannot be opened falls back to stderr, which says so.
+func openLog(cfg *C.struct_cpt_config) *cptlog.Logger {
+	prefix := fmt.Sprintf("cptprov[%d]", os.Getpid())
+	dest := ""
+	if cfg.log_file != nil {
+		dest = C.GoString(cfg.log_file)
+	}
+	log, err := cptlog.Open(dest, cptlog.Level(cfg.log_level), prefix)
+	if err != nil {
+		log, _ = cptlog.Open("", cptlog.Level(cfg.log_level), prefix)
+		log.Logf(cptlog.Error, "cannot open log file: %v; logging to stderr", err)
+	}
+	return log
+}
+
+// logEvents is a queue's OnEvent: device failures, and the circuit opening
+// and closing, as log lines (rate-limited by the logger).
+func logEvents(log *cptlog.Logger, queue string, fallback bool) func(cptdrv.Event, uint8) {
+	return func(ev cptdrv.Event, code uint8) {
+		switch ev {
+		case cptdrv.EventFailure:
+			log.Logf(cptlog.Warn, "%s queue: the device failed an operation without running it (%s)", queue, compName(code))
+		case cptdrv.EventOpen:
+			if fallback {
+				log.Logf(cptlog.Warn, "%s queue: circuit open after repeated device failures: fallback to software engaged", queue)
+			} else {
+				log.Logf(cptlog.Error, "%s queue: circuit open after repeated device failures: operations fail until the device answers", queue)
+			}
+		case cptdrv.EventClose:
+			log.Logf(cptlog.Warn, "%s queue: circuit closed: the device answers again, fallback released", queue)
+		}
+	}
+}
+
+func compName(code uint8) string {
+	switch code {
+	case cptdrv.CompHWError:
+		return "engine error"
+	case cptdrv.CompReset:
+		return "device reset"
+	case cptdrv.CompTimeout:
+		return "no engine took it in time"
+	}
+	return fmt.Sprintf("completion code %#x", code)
 }
 
 // circuitOpen is 1 while a queue's circuit keeps requests off the device.
