@@ -74,7 +74,9 @@ func Open(dest string, level Level, prefix string) (*Logger, error) {
 }
 
 // Enabled reports whether events at level are written.
-func (l *Logger) Enabled(level Level) bool { return l != nil && l.w != nil && level >= l.level && level < Off }
+func (l *Logger) Enabled(level Level) bool {
+	return l != nil && l.w != nil && level >= l.level && level < Off
+}
 
 // Logf writes one line, unless the level is below the logger's or the rate
 // is exceeded; lines dropped for the rate are counted in the next one.
