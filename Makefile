@@ -20,10 +20,14 @@ TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/la
 
 .PHONY: all test unit ctest itest demo install bench bench-quick bench-detail deps vet clean fuzz-long
 
-all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so
+all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(BUILD)/cptstat
 
 $(BUILD):
 	mkdir -p $(BUILD)
+
+# The statistics viewer (its own binary: no Go runtime in OpenSSL's hosts).
+$(BUILD)/cptstat: $(GO_SRC) | $(BUILD)
+	$(GO) build -trimpath -o $@ ./cmd/cptstat
 
 # The C half: what OpenSSL loads. Links libcrypto dynamically (ASYNC job
 # state is thread-local inside libcrypto).

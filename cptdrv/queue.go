@@ -3,6 +3,7 @@ package cptdrv
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -94,7 +95,13 @@ type QueueStats struct {
 type Phases struct {
 	Samples                      uint64
 	Submit, Wait, Engine, Notify uint64
+	// Latency is a histogram of the same requests' whole latency: bucket
+	// i counts those under 2^i µs (the last one: everything longer).
+	Latency [LatencyBuckets]uint64
 }
+
+// LatencyBuckets is the size of Phases.Latency: up to 2^20 µs, about 1 s.
+const LatencyBuckets = 21
 
 const phaseSample = 64
 
@@ -130,6 +137,7 @@ type Queue struct {
 	sampling atomic.Uint64
 	phases   struct {
 		samples, submit, wait, engine, notify atomic.Uint64
+		latency                               [LatencyBuckets]atomic.Uint64
 	}
 	closeOnce sync.Once
 }
@@ -353,6 +361,7 @@ func (q *Queue) account(t [4]int64, end int64) {
 	q.phases.wait.Add(d(t[1], t[2]))
 	q.phases.engine.Add(d(t[2], t[3]))
 	q.phases.notify.Add(d(t[3], end))
+	q.phases.latency[min(bits.Len64(d(t[0], end)/1000), LatencyBuckets-1)].Add(1)
 	q.phases.samples.Add(1)
 }
 
@@ -787,8 +796,16 @@ func (q *Queue) Stats() QueueStats {
 			Wait:    q.phases.wait.Load(),
 			Engine:  q.phases.engine.Load(),
 			Notify:  q.phases.notify.Load(),
+			Latency: q.latency(),
 		},
 	}
+}
+
+func (q *Queue) latency() (h [LatencyBuckets]uint64) {
+	for i := range h {
+		h[i] = q.phases.latency[i].Load()
+	}
+	return h
 }
 
 // Close detaches the queue from the device. Requests still in flight keep

@@ -74,6 +74,10 @@ type Snapshot struct {
 	Time       string                 `json:"time"`
 	Algorithms map[string]AlgSnapshot `json:"algorithms"`
 	Device     map[string]uint64      `json:"device,omitempty"`
+	// LatencyUS: per queue ("se", "ae"), a histogram of a sample of the
+	// requests' latency: bucket i counts those under 2^i µs, the last one
+	// everything longer.
+	LatencyUS map[string][]uint64 `json:"latency_us,omitempty"`
 }
 
 // Snapshot reads every counter once.

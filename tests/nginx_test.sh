@@ -123,6 +123,24 @@ for alg in RSA ECDSA X25519 ECDH AES-128-GCM AES-256-GCM ChaCha20-Poly1305 AES-1
     fi
 done
 
+# cptstat sees the workers: each one listed, and the Prometheus text has
+# their GCM operations.
+B=$(cpt_build_dir)
+if prom=$("$B/cptstat" -dir "$STATS" -prom 2>&1) && listed=$("$B/cptstat" -dir "$STATS" -json 2>&1); then
+    missing=""
+    for p in $(nginx_pids); do
+        grep -q "\"pid\": $p," <<<"$listed" || missing="$missing $p"
+        grep -qE "^cptprov_ops_total\{pid=\"$p\",algorithm=\"AES-(128|256)-GCM\"\} [1-9]" <<<"$prom" || missing="$missing $p(gcm)"
+    done
+    if [ -z "$missing" ]; then
+        cpt_pass cptstat-workers "cptstat lists the workers $(nginx_pids | tr '\n' ' ')and their GCM operations"
+    else
+        cpt_fail cptstat-workers "cptstat misses workers:$missing"
+    fi
+else
+    cpt_fail cptstat-workers "cptstat failed: $prom $listed"
+fi
+
 # A bounded load run: 64 keep-alive connections downloading for LOAD_SECS
 # seconds (default 60) while openssl s_time opens new connections (a full
 # handshake each) all along. No request may fail; the workers' memory

@@ -42,7 +42,7 @@ benchquick() {
 }
 
 gotests() {
-	go test -race -count=1 -v ./cptdrv/... ./simulator/... ./dispatch/... ./stats/... ./internal/... ./bench/... >"$logdir/go-raw.log" 2>&1
+	go test -race -count=1 -v ./cptdrv/... ./simulator/... ./dispatch/... ./stats/... ./internal/... ./bench/... ./cmd/... >"$logdir/go-raw.log" 2>&1
 	local rc=$?
 	grep -E '^(ok|FAIL|---|panic)' "$logdir/go-raw.log"
 	local p f
@@ -86,6 +86,7 @@ for g in "${groups[@]}"; do
 		;;
 	integration)
 		run config tests/config_test.sh
+		run cptstat tests/cptstat_test.sh
 		run tls tests/tls_test.sh
 		run speed tests/speed_test.sh
 		run nginx tests/nginx_test.sh

@@ -296,6 +296,7 @@ func (p *process) snapshot() stats.Snapshot {
 	return stats.Snapshot{
 		Backend:    p.dev.Name(),
 		Algorithms: algs,
+		LatencyUS:  map[string][]uint64{"se": qs.Phases.Latency[:], "ae": as.Phases.Latency[:]},
 		Device: map[string]uint64{
 			"submitted": qs.Submitted, "completed": qs.Completed, "queue_full": qs.Full,
 			"stale_completions": qs.Stale, "timeouts": qs.Timeouts, "assisted": qs.Assisted,

@@ -1,0 +1,283 @@
+// Command cptstat shows what cptprov is doing in the processes that use it,
+// without touching them: each process keeps its counters in a small file
+// of its own in the statistics directory (stats_dir; /dev/shm/cptprov is a
+// shared-memory file system), rewritten every second. cptstat lists the
+// live processes, shows their counters aggregated or per process, once or
+// top-style, or prints them for scraping in the Prometheus text format or
+// as JSON. The files of processes that have exited are removed.
+//
+//	cptstat [-dir DIR] [-pid PID] [-per-process] [-watch 1s] [-prom | -json] [-keep-dead]
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"cptprov/stats"
+)
+
+func main() {
+	dir := flag.String("dir", envOr("CPTPROV_STATS_DIR", "/dev/shm/cptprov"), "statistics directory (the provider's stats_dir)")
+	pid := flag.Int("pid", 0, "only this process")
+	per := flag.Bool("per-process", false, "one table per process instead of the total")
+	watch := flag.Duration("watch", 0, "refresh every interval, top-style")
+	prom := flag.Bool("prom", false, "Prometheus text format")
+	asJSON := flag.Bool("json", false, "JSON: the processes' documents")
+	keep := flag.Bool("keep-dead", false, "leave the files of exited processes")
+	flag.Parse()
+	for {
+		procs, err := Load(*dir, !*keep)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cptstat:", err)
+			os.Exit(1)
+		}
+		if *pid != 0 {
+			procs = filterPID(procs, *pid)
+		}
+		if *watch > 0 {
+			fmt.Print("\033[H\033[2J")
+		}
+		switch {
+		case *prom:
+			WriteProm(os.Stdout, procs)
+		case *asJSON:
+			enc := json.NewEncoder(os.Stdout)
+			enc.SetIndent("", "  ")
+			enc.Encode(procs)
+		default:
+			WriteTable(os.Stdout, procs, *per)
+		}
+		if *watch <= 0 {
+			return
+		}
+		time.Sleep(*watch)
+	}
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}
+
+var fileName = regexp.MustCompile(`^(.+)-([0-9]+)\.json$`)
+
+// Load reads the documents of dir, in pid order. A document whose process
+// no longer exists is skipped and, with clean, its file removed.
+func Load(dir string, clean bool) ([]stats.Snapshot, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []stats.Snapshot
+	for _, e := range ents {
+		m := fileName.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		pid, _ := strconv.Atoi(m[2])
+		path := filepath.Join(dir, e.Name())
+		if !alive(pid) {
+			if clean {
+				os.Remove(path)
+			}
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // replaced under us, or gone: next time
+		}
+		var s stats.Snapshot
+		if json.Unmarshal(b, &s) != nil || s.PID != pid {
+			continue
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out, nil
+}
+
+// alive reports whether process pid exists (signal 0: no signal is sent).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func filterPID(procs []stats.Snapshot, pid int) []stats.Snapshot {
+	for _, p := range procs {
+		if p.PID == pid {
+			return []stats.Snapshot{p}
+		}
+	}
+	return nil
+}
+
+// Total adds the processes' documents into one (pid 0).
+func Total(procs []stats.Snapshot) stats.Snapshot {
+	t := stats.Snapshot{Algorithms: map[string]stats.AlgSnapshot{}, Device: map[string]uint64{}, LatencyUS: map[string][]uint64{}}
+	for _, p := range procs {
+		t.Backend = p.Backend
+		for name, a := range p.Algorithms {
+			s := t.Algorithms[name]
+			s.Ops += a.Ops
+			s.Bytes += a.Bytes
+			s.Device += a.Device
+			s.Software += a.Software
+			s.Errors += a.Errors
+			t.Algorithms[name] = s
+		}
+		for k, v := range p.Device {
+			if strings.HasSuffix(k, "_max") || strings.HasSuffix(k, "_open") {
+				t.Device[k] = max(t.Device[k], v)
+			} else {
+				t.Device[k] += v
+			}
+		}
+		for q, h := range p.LatencyUS {
+			sum := t.LatencyUS[q]
+			if len(sum) < len(h) {
+				sum = append(sum, make([]uint64, len(h)-len(sum))...)
+			}
+			for i, v := range h {
+				sum[i] += v
+			}
+			t.LatencyUS[q] = sum
+		}
+	}
+	return t
+}
+
+// The device counters a table shows, in this order.
+var tableDevice = []string{"submitted", "completed", "in_flight_max", "queue_full", "device_failures", "retries",
+	"fallbacks", "timeouts", "circuit_opens", "faults"}
+
+// WriteTable prints the total (or each process) as a table.
+func WriteTable(w io.Writer, procs []stats.Snapshot, perProcess bool) {
+	pids := make([]string, len(procs))
+	for i, p := range procs {
+		pids[i] = strconv.Itoa(p.PID)
+	}
+	fmt.Fprintf(w, "cptprov: %d processes %s\n", len(procs), strings.Join(pids, " "))
+	docs := []stats.Snapshot{Total(procs)}
+	if perProcess {
+		docs = procs
+	}
+	for _, d := range docs {
+		if perProcess {
+			fmt.Fprintf(w, "\npid %d (%s, %s)\n", d.PID, d.Backend, d.Time)
+		}
+		fmt.Fprintf(w, "\n%-22s %12s %14s %12s %12s %8s\n", "algorithm", "ops", "bytes", "device", "software", "errors")
+		for _, name := range sortedKeys(d.Algorithms) {
+			a := d.Algorithms[name]
+			fmt.Fprintf(w, "%-22s %12d %14d %12d %12d %8d\n", name, a.Ops, a.Bytes, a.Device, a.Software, a.Errors)
+		}
+		fmt.Fprintln(w)
+		for _, k := range tableDevice {
+			fmt.Fprintf(w, "%s %d  ", k, d.Device[k])
+		}
+		fmt.Fprintln(w)
+		for _, q := range sortedKeys(d.LatencyUS) {
+			fmt.Fprintf(w, "%s latency (sampled): %s\n", q, quantiles(d.LatencyUS[q]))
+		}
+	}
+}
+
+// quantiles summarises a latency histogram: median and 99th percentile, as
+// the upper bounds of their buckets.
+func quantiles(h []uint64) string {
+	var n uint64
+	for _, v := range h {
+		n += v
+	}
+	if n == 0 {
+		return "no samples"
+	}
+	at := func(q float64) string {
+		var c uint64
+		for i, v := range h {
+			c += v
+			if float64(c) >= q*float64(n) {
+				if i == len(h)-1 {
+					return fmt.Sprintf(">%dµs", 1<<(i-1))
+				}
+				return fmt.Sprintf("<%dµs", 1<<i)
+			}
+		}
+		return "?"
+	}
+	return fmt.Sprintf("%d samples, p50 %s, p99 %s", n, at(0.5), at(0.99))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// WriteProm prints every process's counters in the Prometheus text format,
+// labelled by pid.
+func WriteProm(w io.Writer, procs []stats.Snapshot) {
+	algMetric := []struct {
+		name, help string
+		get        func(stats.AlgSnapshot) uint64
+	}{
+		{"cptprov_ops_total", "Operations, per algorithm.", func(a stats.AlgSnapshot) uint64 { return a.Ops }},
+		{"cptprov_bytes_total", "Input bytes, per algorithm.", func(a stats.AlgSnapshot) uint64 { return a.Bytes }},
+		{"cptprov_device_total", "Operations completed by the device.", func(a stats.AlgSnapshot) uint64 { return a.Device }},
+		{"cptprov_software_total", "Operations completed on the CPU (CPU path or fallback).", func(a stats.AlgSnapshot) uint64 { return a.Software }},
+		{"cptprov_errors_total", "Operations that failed.", func(a stats.AlgSnapshot) uint64 { return a.Errors }},
+	}
+	for _, m := range algMetric {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", m.name, m.help, m.name)
+		for _, p := range procs {
+			for _, alg := range sortedKeys(p.Algorithms) {
+				fmt.Fprintf(w, "%s{pid=\"%d\",algorithm=%q} %d\n", m.name, p.PID, alg, m.get(p.Algorithms[alg]))
+			}
+		}
+	}
+	fmt.Fprintf(w, "# HELP cptprov_device Driver and device counters (see the README's statistics).\n# TYPE cptprov_device gauge\n")
+	for _, p := range procs {
+		for _, k := range sortedKeys(p.Device) {
+			fmt.Fprintf(w, "cptprov_device{pid=\"%d\",counter=%q} %d\n", p.PID, k, p.Device[k])
+		}
+	}
+	fmt.Fprintf(w, "# HELP cptprov_request_latency_seconds Latency of a sample of device requests.\n# TYPE cptprov_request_latency_seconds histogram\n")
+	for _, p := range procs {
+		for _, q := range sortedKeys(p.LatencyUS) {
+			var cum uint64
+			h := p.LatencyUS[q]
+			for i, v := range h {
+				cum += v
+				le := "+Inf"
+				if i < len(h)-1 {
+					le = strconv.FormatFloat(float64(uint64(1)<<i)/1e6, 'g', -1, 64)
+				}
+				fmt.Fprintf(w, "cptprov_request_latency_seconds_bucket{pid=\"%d\",queue=%q,le=%q} %d\n", p.PID, q, le, cum)
+			}
+			var sumNS uint64 // the same sample's phases add up to its latency
+			for _, ph := range []string{"submit", "wait", "engine", "notify"} {
+				sumNS += p.Device[q+"_"+ph+"_ns"]
+			}
+			fmt.Fprintf(w, "cptprov_request_latency_seconds_sum{pid=\"%d\",queue=%q} %g\n", p.PID, q, float64(sumNS)/1e9)
+			fmt.Fprintf(w, "cptprov_request_latency_seconds_count{pid=\"%d\",queue=%q} %d\n", p.PID, q, cum)
+		}
+	}
+}

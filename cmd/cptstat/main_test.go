@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"cptprov/stats"
+)
+
+func write(t *testing.T, dir string, s stats.Snapshot) string {
+	t.Helper()
+	b, _ := json.Marshal(s)
+	path := filepath.Join(dir, "cptprov-"+strconv.Itoa(s.PID)+".json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func doc(pid int, ops uint64) stats.Snapshot {
+	return stats.Snapshot{PID: pid, Backend: "simulator",
+		Algorithms: map[string]stats.AlgSnapshot{"AES-256-GCM": {Ops: ops, Bytes: 10 * ops, Device: ops}},
+		Device:     map[string]uint64{"submitted": ops, "in_flight_max": ops, "se_submit_ns": 1000, "se_wait_ns": 2000},
+		LatencyUS:  map[string][]uint64{"se": {0, 1, 2, 0, 1}}}
+}
+
+// Two live processes and a dead one: the dead one's file goes, the others
+// are read, added up, and printed as valid Prometheus text.
+func TestLoadTotalProm(t *testing.T) {
+	dir := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadPath := write(t, dir, doc(dead.Process.Pid, 5))
+	write(t, dir, doc(os.Getpid(), 3))
+	write(t, dir, doc(os.Getppid(), 4))
+	os.WriteFile(filepath.Join(dir, "unrelated.txt"), nil, 0o644)
+	procs, err := Load(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(procs) != 2 {
+		t.Fatalf("%d processes, want the 2 live ones", len(procs))
+	}
+	if _, err := os.Stat(deadPath); !os.IsNotExist(err) {
+		t.Fatalf("the dead process's file is still there: %v", err)
+	}
+	tot := Total(procs)
+	if a := tot.Algorithms["AES-256-GCM"]; a.Ops != 7 || a.Bytes != 70 || tot.Device["submitted"] != 7 ||
+		tot.Device["in_flight_max"] != 4 || tot.LatencyUS["se"][2] != 4 {
+		t.Fatalf("total %+v", tot)
+	}
+	var b bytes.Buffer
+	WriteProm(&b, procs)
+	out := b.String()
+	sample := regexp.MustCompile(`^[a-z_]+(\{([a-z_]+="[^"]*",?)*\})? [0-9.e+-]+$`)
+	var lastBucket float64
+	sc := bufio.NewScanner(&b)
+	buckets := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "# HELP ") || strings.HasPrefix(line, "# TYPE ") {
+			continue
+		}
+		if !sample.MatchString(line) {
+			t.Fatalf("not a Prometheus sample: %q", line)
+		}
+		if strings.HasPrefix(line, "cptprov_request_latency_seconds_bucket") {
+			v, _ := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
+			if strings.Contains(line, `le="1e-06"`) {
+				lastBucket = 0
+			}
+			if v < lastBucket {
+				t.Fatalf("buckets not cumulative at %q", line)
+			}
+			lastBucket = v
+			buckets++
+		}
+	}
+	if buckets != 10 || !strings.Contains(out, `cptprov_ops_total{pid="`+strconv.Itoa(os.Getpid())+`",algorithm="AES-256-GCM"} 3`) ||
+		!strings.Contains(out, `le="+Inf"} 4`) {
+		t.Fatalf("%d buckets, prometheus output:\n%s", buckets, out)
+	}
+	var tb bytes.Buffer
+	WriteTable(&tb, procs, true)
+	if !strings.Contains(tb.String(), "2 processes") || !strings.Contains(tb.String(), "p50 <4µs") {
+		t.Fatalf("table:\n%s", tb.String())
+	}
+}
