@@ -61,6 +61,7 @@ enum kind {
     K_FAULTS, /* a simulator fault plan */
     K_LEVEL, /* a log level */
     K_LOGFILE, /* stderr, or a file in an existing directory */
+    K_BACKEND, /* the device behind the queues */
 };
 
 /* The keys that are not thresholds, in the order of config_value. */
@@ -78,6 +79,7 @@ enum {
     C_CPU_THRESHOLD,
     C_LOG_LEVEL,
     C_LOG_FILE,
+    C_BACKEND,
     NKEYS
 };
 
@@ -99,6 +101,7 @@ static const struct key {
     [C_CPU_THRESHOLD] = { "cpu_threshold", "CPTPROV_CPU_THRESHOLD", K_COUNT, 0, 1L << 30 },
     [C_LOG_LEVEL] = { "log_level", "CPTPROV_LOG_LEVEL", K_LEVEL, 0, 4 },
     [C_LOG_FILE] = { "log_file", "CPTPROV_LOG_FILE", K_LOGFILE, 0, 0 },
+    [C_BACKEND] = { "backend", NULL, K_BACKEND, 0, 0 },
 };
 
 static const char *const levels[] = { "debug", "info", "warn", "error", "off" };
@@ -242,6 +245,11 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
             return 1;
         return bad(p, name, v, "use stderr or a file in an existing directory");
     }
+    case K_BACKEND:
+        /* The one backend built; a CPT VF driver would add its name. */
+        if (strcmp(v, "simulator") == 0)
+            return 1;
+        return bad(p, name, v, "use simulator (the only backend in this build)");
     case K_FAULTS:
         if (faults_ok(v))
             return 1;
@@ -302,7 +310,7 @@ static int check_unknown_keys(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *han
             if (!known_key(v->name)) {
                 ERR_pop_to_mark();
                 ERR_set_mark();
-                refuse(p, "cptprov: unknown key %s = \"%s\" in [%s] of %s (keys: stats_dir, engines, "
+                refuse(p, "cptprov: unknown key %s = \"%s\" in [%s] of %s (keys: backend, stats_dir, engines, "
                     "ring_depth, engine_spin_us, cpu_threshold, cpu_threshold_<family>, fallback, "
                     "request_timeout_ms, retries, breaker_threshold, breaker_cooldown_ms, log_level, log_file, faults)",
                     v->name, v->value, mine, file);

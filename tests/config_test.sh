@@ -40,6 +40,8 @@ case_() {
 	fi
 }
 
+case_ backend ok "backend = simulator"
+case_ backend_bad refused "backend = cpt-vf"
 case_ stats_dir ok "stats_dir = $T/stats"
 case_ stats_dir_bad refused "stats_dir = $T/missing"
 case_ engines ok "engines = 2"
