@@ -389,7 +389,10 @@ func TestFaultsWithFallback(t *testing.T) {
 			}
 			wg.Wait()
 			st, ds := q.Stats(), d.Stats()
-			if ds.Faults == 0 || (st.Retries == 0 && st.Fallbacks == 0 && !strings.HasPrefix(plan, "delay")) {
+			// Delays and full rings need not make anything fail (a burst
+			// may fit the ring); errors, stalls and resets must be handled.
+			handled := strings.HasPrefix(plan, "delay") || strings.HasPrefix(plan, "full") || st.Retries > 0 || st.Fallbacks > 0
+			if ds.Faults == 0 || !handled {
 				t.Fatalf("faults %d, queue %+v", ds.Faults, st)
 			}
 			if uint64(soft) != st.Fallbacks {
