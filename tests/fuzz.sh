@@ -20,13 +20,14 @@ for t in dispatch:FuzzParseDERSignature dispatch:FuzzPKCS1Unpad dispatch:FuzzOAE
 	simulator/aesgcm:FuzzStreaming simulator/asym:FuzzScalarMult simulator/asym:FuzzECDSAVerify \
 	simulator/asym:FuzzModExp; do
 	pkg=${t%%:*} name=${t#*:}
-	out=$(go test -run '^$' -fuzz "^$name\$" -fuzztime "${secs}s" "./$pkg" 2>&1)
+	out=$(go test -run '^$' -fuzz "^$name\$" -fuzztime "${secs}s" -fuzzminimizetime 2s "./$pkg" 2>&1)
 	rc=$?
 	# Go's fuzzing engine can end a time-boxed run with "context deadline
-	# exceeded" when a worker is busy with a slow input as time runs out (a
-	# loaded machine); no input failed then: run the target once more.
+	# exceeded" when time runs out while it minimizes a new interesting input
+	# (seconds at 0 execs/s on a loaded machine; -fuzzminimizetime bounds
+	# it); no input failed then: run the target once more.
 	if [ $rc -ne 0 ] && grep -q 'context deadline exceeded' <<<"$out" && ! grep -q 'Failing input' <<<"$out"; then
-		out=$(go test -run '^$' -fuzz "^$name\$" -fuzztime "${secs}s" "./$pkg" 2>&1)
+		out=$(go test -run '^$' -fuzz "^$name\$" -fuzztime "${secs}s" -fuzzminimizetime 2s "./$pkg" 2>&1)
 		rc=$?
 	fi
 	if [ $rc -eq 0 ]; then
