@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/asn1"
 	"math/big"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -165,4 +166,58 @@ func TestGroupNameSizeZero(t *testing.T) {
 	if err != nil || c.name != "P-256" && c.name != "prime256v1" {
 		t.Fatalf("%v %v", c, err)
 	}
+}
+
+// The other OSSL_PARAM readers and the writers: BigEndian against a plain
+// decoding of native-order bytes, UTF8 (trailing NULs dropped), and
+// SetUint64 followed by Uint64 giving the value back when it fits the
+// width and type, refusing it otherwise, never writing past DataSize.
+func FuzzParamsRoundTrip(f *testing.F) {
+	f.Add([]byte{1, 0, 0, 0}, uint64(300), uint8(4), false, "P-256\x00")
+	f.Add([]byte{}, uint64(1<<40), uint8(8), true, "")
+	f.Fuzz(func(t *testing.T, data []byte, v uint64, width uint8, signed bool, s string) {
+		buf := make([]byte, len(data)+8)
+		copy(buf, data)
+		p := Param{DataType: TypeUnsigned, DataSize: uintptr(len(data))}
+		if len(data) > 0 {
+			p.Data = unsafe.Pointer(&buf[0])
+		}
+		got, ok := p.BigEndian()
+		want := make([]byte, len(data))
+		for i := range data {
+			want[i] = data[len(data)-1-i]
+		}
+		want = bytes.TrimLeft(want, "\x00")
+		if len(data) > 0 && (!ok || !bytes.Equal(got, want)) {
+			t.Fatalf("BigEndian(%x) = %x, want %x", data, got, want)
+		}
+		sb := append([]byte(s), 0)
+		u := Param{DataType: TypeUTF8, Data: unsafe.Pointer(&sb[0]), DataSize: uintptr(len(s))}
+		if str, ok := u.UTF8(); !ok || str != strings.TrimRight(s, "\x00") {
+			t.Fatalf("UTF8(%q) = %q", s, str)
+		}
+		w := []int{1, 2, 4, 8, 3}[int(width)%5]
+		out := make([]byte, 16)
+		typ := TypeUnsigned
+		if signed {
+			typ = TypeInteger
+		}
+		q := Param{DataType: typ, Data: unsafe.Pointer(&out[0]), DataSize: uintptr(w)}
+		bits := uint(8 * w)
+		if signed {
+			bits--
+		}
+		fits := w != 3 && (bits >= 64 || v < uint64(1)<<bits)
+		if q.SetUint64(v) != fits {
+			t.Fatalf("SetUint64(%d) into %d bytes (signed %v): ok %v, fits %v", v, w, signed, !fits, fits)
+		}
+		if !bytes.Equal(out[w:], make([]byte, 16-w)) {
+			t.Fatalf("SetUint64 wrote past %d bytes: %x", w, out)
+		}
+		if fits {
+			if back, ok := q.Uint64(); !ok || back != v {
+				t.Fatalf("Uint64 after SetUint64(%d) in %d bytes: %d %v", v, w, back, ok)
+			}
+		}
+	})
 }

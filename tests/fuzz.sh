@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-5}
 passed=0 failed=0
 for t in dispatch:FuzzParseDERSignature dispatch:FuzzPKCS1Unpad dispatch:FuzzOAEPUnpad dispatch:FuzzParamUint64 \
+	dispatch:FuzzParamsRoundTrip \
 	internal/tlsrec:FuzzPadding internal/tlsrec:FuzzExtractMAC \
 	simulator/aesgcm:FuzzStreaming simulator/asym:FuzzScalarMult simulator/asym:FuzzECDSAVerify \
 	simulator/asym:FuzzModExp; do
