@@ -44,6 +44,10 @@ static void notifier_cleanup(ASYNC_WAIT_CTX *ctx, const void *key, OSSL_ASYNC_FD
  * (seen as "fd_tgid(fd) != 1" in ssl_sock_close once the device woke up
  * fast enough to finish handshake operations before the pause).
  */
+/* async_notify: use the application's wait-context callback when it set one
+ * (1, the default), or always an fd (0). Set at configuration time. */
+int cptprov_async_callbacks = 1;
+
 struct cpt_notifier *cptprov_async_begin(void)
 {
     ASYNC_JOB *job = ASYNC_get_current_job();
@@ -51,10 +55,22 @@ struct cpt_notifier *cptprov_async_begin(void)
     struct cpt_notifier *n = NULL;
     OSSL_ASYNC_FD fd;
     void *custom = NULL;
+    ASYNC_callback_fn cb = NULL;
+    void *cbarg = NULL;
 
     if (job == NULL || (wctx = ASYNC_get_wait_ctx(job)) == NULL)
         return NULL;
-    if (ASYNC_WAIT_CTX_get_fd(wctx, cpt_async_key, &fd, &custom) && custom != NULL) {
+    if (cptprov_async_callbacks && ASYNC_WAIT_CTX_get_callback(wctx, &cb, &cbarg) && cb != NULL) {
+        /* Callback mode: a notifier of the operation's own, no fd; the
+         * device calls the application's callback when it is done. */
+        if ((n = calloc(1, sizeof(*n))) == NULL)
+            return NULL;
+        n->fd = -1;
+        n->cb = cb;
+        n->cbarg = cbarg;
+        atomic_init(&n->refs, 1);
+        ASYNC_WAIT_CTX_set_status(wctx, ASYNC_STATUS_OK);
+    } else if (ASYNC_WAIT_CTX_get_fd(wctx, cpt_async_key, &fd, &custom) && custom != NULL) {
         n = custom;
     } else {
         n = calloc(1, sizeof(*n));
@@ -152,6 +168,15 @@ int cptprov_async_wait(struct cpt_notifier *n)
     pthread_once(&test_delay_once, test_delay_init);
     if (test_delay_us > 0)
         usleep((useconds_t)(test_rand() % (unsigned)test_delay_us));
+
+    if (n->fd < 0) {
+        /* Callback mode: the application resumes the job once its callback
+         * ran; a resume before that (or a job that cannot pause) waits. */
+        while (!atomic_load_explicit(&n->done, memory_order_acquire))
+            if (!ASYNC_pause_job())
+                sched_yield();
+        return n->rc;
+    }
 
     while (read(n->fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
         int registered_now = 0;

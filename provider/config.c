@@ -62,6 +62,7 @@ enum kind {
     K_LEVEL, /* a log level */
     K_LOGFILE, /* stderr, or a file in an existing directory */
     K_BACKEND, /* the device behind the queues */
+    K_NOTIFY, /* how an asynchronous job learns its operation is done */
 };
 
 /* The keys that are not thresholds, in the order of config_value. */
@@ -80,6 +81,7 @@ enum {
     C_LOG_LEVEL,
     C_LOG_FILE,
     C_BACKEND,
+    C_ASYNC_NOTIFY,
     NKEYS
 };
 
@@ -102,6 +104,7 @@ static const struct key {
     [C_LOG_LEVEL] = { "log_level", "CPTPROV_LOG_LEVEL", K_LEVEL, 0, 4 },
     [C_LOG_FILE] = { "log_file", "CPTPROV_LOG_FILE", K_LOGFILE, 0, 0 },
     [C_BACKEND] = { "backend", NULL, K_BACKEND, 0, 0 },
+    [C_ASYNC_NOTIFY] = { "async_notify", "CPTPROV_ASYNC_NOTIFY", K_NOTIFY, 0, 0 },
 };
 
 static const char *const levels[] = { "debug", "info", "warn", "error", "off" };
@@ -245,6 +248,13 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
             return 1;
         return bad(p, name, v, "use stderr or a file in an existing directory");
     }
+    case K_NOTIFY:
+        if (strcmp(v, "auto") == 0 || strcmp(v, "fd") == 0) {
+            *n = strcmp(v, "auto") == 0;
+            return 1;
+        }
+        return bad(p, name, v, "use auto (the wait-context callback when the application set one, an fd "
+            "otherwise) or fd");
     case K_BACKEND:
         /* The one backend built; a CPT VF driver would add its name. */
         if (strcmp(v, "simulator") == 0)
@@ -310,7 +320,7 @@ static int check_unknown_keys(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *han
             if (!known_key(v->name)) {
                 ERR_pop_to_mark();
                 ERR_set_mark();
-                refuse(p, "cptprov: unknown key %s = \"%s\" in [%s] of %s (keys: backend, stats_dir, engines, "
+                refuse(p, "cptprov: unknown key %s = \"%s\" in [%s] of %s (keys: backend, async_notify, stats_dir, engines, "
                     "ring_depth, engine_spin_us, cpu_threshold, cpu_threshold_<family>, fallback, "
                     "request_timeout_ms, retries, breaker_threshold, breaker_cooldown_ms, log_level, log_file, faults)",
                     v->name, v->value, mine, file);
@@ -378,6 +388,7 @@ int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
         && (p->log_file = OPENSSL_strdup(val[C_LOG_FILE])) == NULL)
         return 0;
     p->cfg.log_level = val[C_LOG_LEVEL] != NULL ? (int)n[C_LOG_LEVEL] : 2;
+    cptprov_async_callbacks = val[C_ASYNC_NOTIFY] != NULL ? (int)n[C_ASYNC_NOTIFY] : 1;
     p->cfg.log_file = p->log_file;
     p->cfg.se_engines = p->cfg.ae_engines = (int)n[C_ENGINES];
     p->cfg.ring_depth = (int)n[C_RING_DEPTH];

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 4
+#define CPT_ABI_VERSION 5
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -209,6 +209,10 @@ struct cpt_notifier {
     int rc;
     size_t outl;
     struct cpt_status st;
+    /* The application's wait-context callback (OpenSSL's ASYNC callback
+     * mode), called instead of signalling fd (-1 then). */
+    int (*cb)(void *);
+    void *cbarg;
     /* C side only (after the fields the device uses): the wait context the
      * fd is registered with, NULL until an operation has to pause. */
     void *wctx;
@@ -230,9 +234,13 @@ static inline void cpt_notifier_complete(struct cpt_notifier *n)
     ssize_t r;
 
     atomic_store_explicit(&n->done, 1, memory_order_release);
-    do {
-        r = write(n->fd, &one, sizeof(one));
-    } while (r < 0 && errno == EINTR);
+    if (n->cb != NULL) {
+        n->cb(n->cbarg);
+    } else {
+        do {
+            r = write(n->fd, &one, sizeof(one));
+        } while (r < 0 && errno == EINTR);
+    }
     cpt_notifier_put(n);
 }
 

@@ -156,6 +156,7 @@ void cptprov_loader_teardown(void);
 /* async.c: the bridge to OpenSSL ASYNC jobs. */
 struct cpt_notifier *cptprov_async_begin(void);
 int cptprov_async_wait(struct cpt_notifier *n);
+extern int cptprov_async_callbacks;
 void cptprov_async_end(struct cpt_notifier *n);
 void cptprov_async_abort(struct cpt_notifier *n);
 

@@ -40,6 +40,8 @@ case_() {
 	fi
 }
 
+case_ async_notify ok "async_notify = fd"
+case_ async_notify_bad refused "async_notify = poll"
 case_ backend ok "backend = simulator"
 case_ backend_bad refused "backend = cpt-vf"
 case_ stats_dir ok "stats_dir = $T/stats"

@@ -79,6 +79,8 @@ for g in "${groups[@]}"; do
 		run pk_kat_test build/pk_kat_test --provider-path build
 		run abandon_test build/abandon_test --provider-path build
 		run abandon_test_late_wait env CPTPROV_TEST_WAIT_DELAY_US=150 build/abandon_test --provider-path build
+		run callback_test build/callback_test --provider-path build --expect callback
+		run callback_test_fd env CPTPROV_ASYNC_NOTIFY=fd build/callback_test --provider-path build --expect fd
 		run asan tests/run-asan.sh
 		run valgrind tests/run-valgrind.sh
 		run faults tests/fault_test.sh
