@@ -539,6 +539,7 @@ func (q *Queue) wait(id uint32) (Result, error) {
 	r := &q.reqs[id]
 	res := q.result(id)
 	deadline := time.Time{}
+	extended := false
 	for spins := 0; r.state.Load() != reqDone; spins++ {
 		if q.assist != nil && q.assist.Assist(q) {
 			continue
@@ -559,6 +560,15 @@ func (q *Queue) wait(id uint32) (Result, error) {
 				q.expired()
 				q.signOff(id, gen, expOwnerDone)
 				return Result{CompCode: CompTimeout}, errExpired
+			}
+			// An engine is executing it: the timeout is for instructions
+			// no engine takes, and an engine descheduled on a loaded
+			// machine may take longer than that. Wait ten times as long
+			// (at least 10 s) before giving up on a hung engine.
+			if !extended {
+				extended = true
+				deadline = time.Now().Add(max(9*q.timeout, 10*time.Second))
+				continue
 			}
 			// Give the slot up only when the device reports it; until then
 			// it may still write the result, so it stays out of the free list.

@@ -70,6 +70,7 @@ struct task {
     int done, abandoned, failed;
     ASYNC_JOB *job;
     ASYNC_WAIT_CTX *wctx;
+    unsigned long err; /* the error of a failed operation */
     OSSL_ASYNC_FD known[4]; /* the fds announced at pauses, as haproxy knows them */
     size_t nknown;
 };
@@ -126,8 +127,10 @@ static int job_fn(void *arg)
     for (int k = 0; k < OPS; k++) {
         t->cur = k;
         t->outl[k] = run_op(t->kind[k], "cptprov", t->out[k]);
-        if (t->outl[k] == 0)
+        if (t->outl[k] == 0) {
             t->failed = 1;
+            t->err = ERR_peek_last_error();
+        }
     }
     return 1;
 }
@@ -428,6 +431,13 @@ int main(int argc, char **argv)
                 if (t->failed || t->outl[k] != want_len[t->kind[k]]
                     || memcmp(t->out[k], want[t->kind[k]], t->outl[k]) != 0) {
                     wrong++;
+                    char why[256];
+
+                    ERR_error_string_n(t->err, why, sizeof(why));
+                    cpt_note("job %zu operation %d (kind %d): %s (%s)", i, k, t->kind[k],
+                        t->outl[k] == 0 ? "failed" : t->outl[k] != want_len[t->kind[k]] ? "wrong length"
+                                                                                      : "wrong output",
+                        t->err != 0 ? why : "no error");
                     break;
                 }
         }
