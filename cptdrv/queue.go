@@ -655,14 +655,14 @@ func (q *Queue) Complete(tag uint64) {
 	if r.sampled {
 		r.t[3] = q.now()
 	}
-	res0 := *q.result(id)
-	failed := notExecuted(res0)
+	res := *q.result(id)
+	failed := notExecuted(res)
 	if failed {
 		q.stats.failed.Add(1)
 		// A reset flushes every queued request at once: one event, after
 		// which the device works, not a run of failures to open on.
-		q.event(EventFailure, res0.CompCode)
-		if res0.CompCode != CompReset && q.breaker.failure() {
+		q.event(EventFailure, res.CompCode)
+		if res.CompCode != CompReset && q.breaker.failure() {
 			q.event(EventOpen, 0)
 		}
 	} else if q.breaker.success() {
@@ -675,7 +675,6 @@ func (q *Queue) Complete(tag uint64) {
 				return
 			}
 			cb := r.cb
-			res := *q.result(id)
 			inst := r.inst
 			sampled, t := r.sampled, r.t
 			q.release(id)

@@ -32,7 +32,6 @@
  *
  * Usage: abandon_test [--provider-path DIR] [--jobs N] [--seed S]
  */
-#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -154,35 +153,6 @@ static int wait_fd(ASYNC_WAIT_CTX *w)
     return fds[0];
 }
 
-/* Counts the open fds; with show, prints what each is. */
-static int open_fds_show(int show)
-{
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    int n = 0;
-
-    if (d == NULL)
-        return -1;
-    while ((e = readdir(d)) != NULL) {
-        char path[300], target[256];
-        ssize_t len;
-
-        n++;
-        if (!show || e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-        len = readlink(path, target, sizeof(target) - 1);
-        target[len > 0 ? len : 0] = '\0';
-        fprintf(stderr, "  fd %s -> %s\n", e->d_name, target);
-    }
-    closedir(d);
-    return n;
-}
-
-static int open_fds(void)
-{
-    return open_fds_show(0);
-}
 
 /* A job whose pauses are blocked, as OpenSSL blocks them around some locks:
  * pausing returns at once, so the operation must wait for the device in
@@ -377,7 +347,7 @@ int main(int argc, char **argv)
 
         CPT_CHECK(run_op(OP_GCM, "cptprov", tmp) == want_len[OP_GCM], "a warm-up outside jobs");
     }
-    fds0 = open_fds();
+    fds0 = cpt_open_fds(0);
 
     tasks = calloc(njobs, sizeof(*tasks));
     for (size_t i = 0; i < njobs; i++)
@@ -444,7 +414,7 @@ int main(int argc, char **argv)
     }
     /* Not more than before (a file the statistics writer had open when fds0
      * was counted may be closed now). */
-    for (int tries = 0; tries < 50 && (fds1 = open_fds()) > fds0; tries++)
+    for (int tries = 0; tries < 50 && (fds1 = cpt_open_fds(0)) > fds0; tries++)
         usleep(100 * 1000);
     CPT_CHECK(abandoned > 0 && finished > 0, "%zu jobs finished, %zu abandoned at a readable fd", finished,
         abandoned);
@@ -457,7 +427,7 @@ int main(int argc, char **argv)
         "pause (%zu were not)", (size_t)unannounced);
     CPT_CHECK(fds1 <= fds0, "open fds back to %d once the device is idle (%d)", fds0, fds1);
     if (fds1 > fds0)
-        open_fds_show(1);
+        cpt_open_fds(1);
     printf("jobs %zu: finished %zu, abandoned %zu, wrong %zu, stale signals %zu, writes after abandon %zu\n",
         next, finished, abandoned, wrong, stale, written);
     /* The abandoned jobs stay paused in libcrypto's pool, as in haproxy;

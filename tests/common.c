@@ -4,6 +4,7 @@
 #include "common.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -1312,4 +1313,28 @@ void cpt_stats_check_paths(const cpt_env *env, const cpt_opts *o, const char *al
              && st.ops >= st.device + st.software;
     CPT_CHECK(ok, "%s counters: ops %lld, bytes %lld, device %lld, software %lld%s%s", alg,
               st.ops, st.bytes, st.device, st.software, why[0] ? ": " : "", why);
+}
+
+int cpt_open_fds(int show)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        char path[300], target[256];
+        ssize_t len;
+
+        n++;
+        if (!show || e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+        len = readlink(path, target, sizeof(target) - 1);
+        target[len > 0 ? len : 0] = '\0';
+        fprintf(stderr, "  fd %s -> %s\n", e->d_name, target);
+    }
+    closedir(d);
+    return n;
 }

@@ -99,6 +99,9 @@ typedef struct cpt_env {
 
 /* Loads the provider under test and the reference.  Returns 1 on success. */
 int cpt_env_init(cpt_env *env, const cpt_opts *o);
+/* Counts this process's open fds (with show, prints what each is);
+ * -1 when /proc/self/fd cannot be read. */
+int cpt_open_fds(int show);
 /* Unloads providers and frees both library contexts (in that order). */
 void cpt_env_free(cpt_env *env);
 /*

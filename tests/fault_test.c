@@ -20,7 +20,6 @@
  * The fault plan and the policy come from the environment: CPTPROV_FAULTS,
  * CPTPROV_FALLBACK, CPTPROV_REQUEST_TIMEOUT_MS.
  */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -157,19 +156,6 @@ static EVP_PKEY *keygen(const char *type, const char *group)
     return k;
 }
 
-static int open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-
-    if (d == NULL)
-        return -1;
-    while (readdir(d) != NULL)
-        n++;
-    closedir(d);
-    return n;
-}
-
 /* One round: the first half of the tasks synchronously, the second half in
  * ASYNC jobs. Returns 1 when no job hung. */
 static int round_of(struct task *tasks, void **args, uint64_t n, int *results, unsigned char *paused,
@@ -229,7 +215,7 @@ static void soak(struct task *tasks, void **args, uint64_t n, int *results, unsi
         rounds++;
         if (cpt_now() >= warm) {
             long r = rss_kib();
-            int f = open_fds();
+            int f = cpt_open_fds(0);
 
             if (rss_warm == 0)
                 rss_warm = r;
@@ -329,7 +315,7 @@ int main(int argc, char **argv)
 
         run_task(&warm);
     }
-    fds0 = open_fds();
+    fds0 = cpt_open_fds(0);
 
     tasks = calloc(nops, sizeof(*tasks));
     args = calloc(nops, sizeof(*args));
@@ -365,7 +351,7 @@ int main(int argc, char **argv)
     /* Every request slot and fd comes back once the device has drained. */
     /* Not more than before (a file the statistics writer had open when fds0
      * was counted may be closed now). */
-    for (int tries = 0; tries < 50 && (fds1 = open_fds()) > fds0; tries++)
+    for (int tries = 0; tries < 50 && (fds1 = cpt_open_fds(0)) > fds0; tries++)
         usleep(100 * 1000);
     CPT_CHECK(fds1 <= fds0, "no more open fds than the %d before (%d)", fds0, fds1);
     leaked = fds1 > fds0 ? fds1 - fds0 : 0;
