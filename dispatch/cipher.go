@@ -64,6 +64,10 @@ type AEADShadow struct {
 	RunTag     [16]byte
 }
 
+// finalDoneIVUsed in FinalDone (CPT_FINAL_DONE_IV_USED): the C side's CPU
+// path finished a message with the IV of the init it still holds for Go.
+const finalDoneIVUsed = 2
+
 // Cipher IDs shared with the C side (provider/cptabi.h CPT_ALG_*).
 const (
 	AlgAES128GCM  = 1

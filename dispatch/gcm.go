@@ -61,6 +61,8 @@ func (c *gcmCtx) ivLength() int {
 
 func (g gcm) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, keySet bool, iv []byte, ivSet bool, params Params) *Error {
 	c := (*gcmCtx)(st)
+	// The C side's CPU path may have run a whole message with this IV.
+	used := c.sh.FinalDone == finalDoneIVUsed
 	c.sync()
 	c.setEnc(enc)
 	if ivSet {
@@ -70,6 +72,9 @@ func (g gcm) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, keySet bool
 		c.setIVLen(len(iv))
 		copy(c.iv[:], iv)
 		c.ivState = ivBuffered
+		if used {
+			c.ivState = ivFinished
+		}
 	}
 	if keySet {
 		if err := c.setKey(env, g.aeadAlg, key); err != nil {

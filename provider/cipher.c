@@ -47,9 +47,14 @@ struct cpu_path {
      * the bytes fed since tell where its stream is. */
     unsigned char civ[16];
     uint64_t cbytes;
-    /* AEADs (ChaCha20-Poly1305): a whole message runs on one side, chosen
-     * at its first data update; AAD before it waits here. */
+    /* AEADs: a whole message runs on one side, chosen at its first data
+     * update; AAD before it waits here. */
     int msg; /* MSG_* */
+    /* GCM: the message's init carried an IV, so the twin holds the same IV
+     * state as Go. A message without one goes to the device, which knows
+     * whether the last IV is used up (OpenSSL refuses to reuse it). */
+    int iv_fresh;
+    size_t twin_ivlen; /* the IV length the twin was last given */
     size_t aad_len;
     unsigned char aad[64];
     struct cpt_cpu_tally tally;
@@ -63,6 +68,9 @@ struct cptprov_cipher_ctx {
     const struct cptprov_cipher_alg *alg;
     struct cpt_pending_init pending;
     struct cpu_path cpu;
+    /* Go has been handed the state: a context whose messages all ran on
+     * the CPU path is freed without a call into Go. */
+    int go_seen;
     /* Go-owned state: plain values, so a copy is a valid duplicate. */
     unsigned char state[CPT_CIPHER_STATE_SIZE] __attribute__((aligned(64)));
 };
@@ -98,7 +106,7 @@ static void cptprov_cipher_freectx(void *vctx)
 
     if (c == NULL)
         return;
-    if (api != NULL)
+    if (api != NULL && c->go_seen)
         api->cipher_free(c->alg->id, c->state);
     cptprov_cpu_flush(&c->cpu.tally, c->alg->id);
     EVP_CIPHER_CTX_free(c->cpu.twin);
@@ -123,21 +131,28 @@ static void *cptprov_cipher_dupctx(void *vctx)
             return NULL;
         }
     }
-    if (api != NULL)
+    if (api != NULL && d->go_seen)
         api->cipher_dup(d->alg->id, d->state);
     return d;
 }
 
 static EVP_CIPHER *cpu_cipher(const struct cptprov_cipher_alg *a);
 
+/* Go's half of the provider, for a call that hands it this context. */
+static const struct cptgo_api *cipher_go(struct cptprov_cipher_ctx *c)
+{
+    c->go_seen = 1;
+    return cptprov_go(c->prov);
+}
+
 /* Starts a stream in the twin too (creating it on first use). */
 static void cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
-    const unsigned char *iv, int enc)
+    const unsigned char *iv, size_t ivlen, int enc)
 {
     struct cpu_path *cp = &c->cpu;
     EVP_CIPHER *ciph;
 
-    if ((c->alg->aead && !c->alg->chacha) || c->prov->cpu_threshold[c->alg->id] == 0)
+    if (c->prov->cpu_threshold[c->alg->id] == 0)
         return;
     if (cp->twin == NULL) {
         if ((ciph = cpu_cipher(c->alg)) == NULL || (cp->twin = EVP_CIPHER_CTX_new()) == NULL)
@@ -148,16 +163,27 @@ static void cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
             return;
         }
         cp->pad = 1;
+        cp->twin_ivlen = c->alg->ivlen;
     }
     if (c->alg->aead) {
-        /* Every init starts a message, undecided, in the twin too. */
-        if (!EVP_CipherInit_ex2(cp->twin, NULL, key, iv, enc, NULL)) {
+        /* Every init starts a message, undecided, in the twin too. EVP
+         * hands the twin its own IV length: a GCM IV of another length
+         * sets that first. */
+        OSSL_PARAM len[2] = { OSSL_PARAM_END, OSSL_PARAM_END };
+
+        if (iv != NULL && ivlen != cp->twin_ivlen) {
+            len[0] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen);
+            cp->twin_ivlen = ivlen;
+        }
+        if ((len[0].key != NULL && !EVP_CIPHER_CTX_set_params(cp->twin, len))
+            || !EVP_CipherInit_ex2(cp->twin, NULL, key, iv, enc, NULL)) {
             EVP_CIPHER_CTX_free(cp->twin);
             cp->twin = NULL;
         }
         cp->msg = MSG_OPEN;
         cp->aad_len = 0;
         cp->enc = enc;
+        cp->iv_fresh = iv != NULL;
         return;
     }
     if (iv == NULL && !cp->active) {
@@ -229,7 +255,7 @@ static int cpu_leave(struct cptprov_cipher_ctx *c)
     memcpy(s.buf, cp->tail + sizeof(cp->tail) - cp->held, cp->held);
     s.pad = cp->pad;
     s.enc = cp->enc;
-    if ((api = cptprov_go(c->prov)) == NULL)
+    if ((api = cipher_go(c)) == NULL)
         return 0;
     if (api->cipher_import(c->alg->id, c->state, &c->pending, &s, &st) != CPT_OK) {
         cptprov_raise_status(c->prov, &st, "cipher_import");
@@ -245,7 +271,7 @@ static int cpu_enter(struct cptprov_cipher_ctx *c)
     struct cpu_path *cp = &c->cpu;
     struct cpt_stream_state s;
     struct cpt_status st = { 0, "" };
-    const struct cptgo_api *api = cptprov_go_if_running();
+    const struct cptgo_api *api = c->go_seen ? cptprov_go_if_running() : NULL;
     unsigned char junk[64], zero[64] = { 0 };
     int n, ok;
 
@@ -313,6 +339,12 @@ static int aead_cpu(const struct cptprov_cipher_ctx *c)
     return c->alg->aead && c->cpu.twin != NULL && !c->cpu.tls;
 }
 
+/* Whether a message not yet decided may still become the twin's. */
+static int aead_cpu_open(const struct cptprov_cipher_ctx *c)
+{
+    return c->cpu.msg == MSG_OPEN && (c->alg->chacha || c->cpu.iv_fresh);
+}
+
 /* The message is the device's: the AAD held back goes to Go first. */
 static int aead_to_device(struct cptprov_cipher_ctx *c, const struct cptgo_api *api)
 {
@@ -358,7 +390,7 @@ static int aead_cpu_update(struct cptprov_cipher_ctx *c, unsigned char *out, siz
     struct cpu_path *cp = &c->cpu;
     int n;
 
-    if (cp->msg == MSG_DEVICE)
+    if (cp->msg == MSG_DEVICE || (cp->msg == MSG_OPEN && !aead_cpu_open(c)))
         return -1;
     if (cp->msg == MSG_OPEN) {
         if (inl == 0)
@@ -393,6 +425,14 @@ static int aead_cpu_final(struct cptprov_cipher_ctx *c, unsigned char *out, size
         return 0;
     cp->msg = MSG_OPEN; /* the next message: the same nonce, undecided */
     cptprov_cpu_flush(&cp->tally, c->alg->id);
+    /* Go learns at its next call that this message is over; GCM's IV is
+     * then used up, whatever the outcome, as in OpenSSL. */
+    sh->final_done = 1;
+    if (!c->alg->chacha) {
+        if (c->pending.valid && c->pending.has_iv)
+            sh->final_done = CPT_FINAL_DONE_IV_USED;
+        cp->iv_fresh = 0;
+    }
     if (!enc) {
         if (sh->tag_len == 0 || sh->tag_len > sizeof(sh->tag)) {
             CPT_RAISE(c->prov, CPT_R_INVALID_TAG, "no tag set before final of a decryption");
@@ -452,8 +492,11 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
         }
         p->valid = 1;
         p->enc = enc;
-        if (c->alg->aead)
+        if (c->alg->aead) {
             shadow(c)->final_ready = 0; /* the message is no longer the one Go saw */
+            if (iv != NULL && shadow(c)->final_done == CPT_FINAL_DONE_IV_USED)
+                shadow(c)->final_done = 1; /* a new IV replaces the used one */
+        }
         if (key != NULL) {
             memcpy(p->key, key, keylen);
             p->keylen = keylen;
@@ -464,16 +507,16 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
             p->ivlen = ivlen;
             p->has_iv = 1;
         }
-        cpu_init(c, key, iv, enc);
+        cpu_init(c, key, iv, ivlen, enc);
         return 1;
     }
     /* parameters: the device path takes the stream; the twin learns the key */
     c->cpu.active = 0;
-    cpu_init(c, key, NULL, enc);
+    cpu_init(c, key, NULL, 0, enc);
     c->cpu.msg = MSG_DEVICE;
     if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL)
         c->cpu.tls = 1;
-    if ((api = cptprov_go(c->prov)) == NULL)
+    if ((api = cipher_go(c)) == NULL)
         return 0;
     if (api->cipher_init(c->alg->id, c->state, p, enc, (void *)key, keylen, (void *)iv,
             ivlen, (void *)params, &st) != CPT_OK) {
@@ -524,7 +567,7 @@ int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t
 static __attribute__((noinline)) int device_update(struct cptprov_cipher_ctx *c,
     unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in, size_t inl)
 {
-    const struct cptgo_api *api = cptprov_go(c->prov);
+    const struct cptgo_api *api = cipher_go(c);
     struct cpt_status st = { 0, "" };
     struct cpt_notifier *n;
     int rc;
@@ -549,7 +592,7 @@ static int cptprov_cipher_update(void *vctx, unsigned char *out, size_t *outl,
 
         if (r >= 0)
             return r;
-        if ((api = cptprov_go(c->prov)) == NULL || !aead_to_device(c, api))
+        if ((api = cipher_go(c)) == NULL || !aead_to_device(c, api))
             return 0;
     } else if (c->cpu.twin != NULL && !c->cpu.tls && inl < c->prov->cpu_threshold[c->alg->id]
         && (c->cpu.active || cpu_enter(c))) {
@@ -594,8 +637,11 @@ static int cptprov_cipher_final(void *vctx, unsigned char *out, size_t *outl, si
         c->cpu.msg = MSG_OPEN;
         return 1;
     }
-    if (aead_cpu(c) && c->cpu.msg != MSG_DEVICE)
+    if (aead_cpu(c) && (c->cpu.msg == MSG_CPU || aead_cpu_open(c)))
         return aead_cpu_final(c, out, outl);
+    if (aead_cpu(c) && c->cpu.msg == MSG_OPEN
+        && ((api = cipher_go(c)) == NULL || !aead_to_device(c, api)))
+        return 0;
     c->cpu.msg = MSG_OPEN;
     if (c->cpu.active) {
         int n;
@@ -607,7 +653,7 @@ static int cptprov_cipher_final(void *vctx, unsigned char *out, size_t *outl, si
         c->cpu.held = 0;
         return 1;
     }
-    if ((api = cptprov_go(c->prov)) == NULL)
+    if ((api = cipher_go(c)) == NULL)
         return 0;
     n = cptprov_async_begin();
     rc = api->cipher_final(c->alg->id, c->state, &c->pending, out, outl, outsize, n, &st);
@@ -632,7 +678,7 @@ static int cptprov_cipher_cipher(void *vctx, unsigned char *out, size_t *outl,
             return cptprov_cipher_final(vctx, out, outl, outsize);
         return cptprov_cipher_update(vctx, out, outl, outsize, in, inl);
     }
-    if ((api = cptprov_go(c->prov)) == NULL || !cpu_leave(c))
+    if ((api = cipher_go(c)) == NULL || !cpu_leave(c))
         return 0;
     *outl = 0;
     n = cptprov_async_begin();
@@ -709,13 +755,14 @@ static int set_params_in_c(const struct cptprov_cipher_ctx *c, const OSSL_PARAM 
         if (key_is(p->key, OSSL_CIPHER_PARAM_PADDING))
             continue;
         /*
-         * ChaCha20-Poly1305's expected tag (TLS 1.3 sets one every record),
-         * or only its length, as OpenSSL's allows. Go reads it from the
-         * shadow; so does the CPU path.
+         * A decryption's expected tag (TLS 1.3 sets one every record), or
+         * for ChaCha20-Poly1305 only its length, as OpenSSL's allows. Go
+         * reads it from the shadow; so does the CPU path.
          */
-        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) && c->alg->chacha
+        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)
             && p->data_type == OSSL_PARAM_OCTET_STRING && p->data_size >= 1
-            && p->data_size <= sizeof(sh->tag) && (p->data == NULL || !enc)) {
+            && p->data_size <= sizeof(sh->tag)
+            && (c->alg->chacha ? p->data == NULL || !enc : p->data != NULL && !enc)) {
             if (p->data != NULL)
                 memcpy(sh->tag, p->data, p->data_size);
             sh->tag_len = (uint32_t)p->data_size;
@@ -736,7 +783,7 @@ static int cptprov_cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 
     if (params == NULL || get_params_in_c(c, params) == 1)
         return 1;
-    if ((api = cptprov_go(c->prov)) == NULL || !cpu_leave(c))
+    if ((api = cipher_go(c)) == NULL || !cpu_leave(c))
         return 0;
     if (api->cipher_get_ctx_params(c->alg->id, c->state, &c->pending, params, &st) != CPT_OK) {
         cptprov_raise_status(c->prov, &st, "cipher_get_ctx_params");
@@ -757,7 +804,8 @@ static int cptprov_cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) != NULL
         || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) != NULL)
         c->cpu.tls = 1; /* TLS 1.2 records go to the device */
-    if ((api = cptprov_go(c->prov)) == NULL || !cpu_leave(c))
+    c->cpu.iv_fresh = 0; /* Go's IV rules decide about this message */
+    if ((api = cipher_go(c)) == NULL || !cpu_leave(c))
         return 0;
     if (c->cpu.msg == MSG_OPEN && c->cpu.aad_len != 0 && !aead_to_device(c, api))
         return 0;

@@ -32,6 +32,8 @@ static const struct {
 } cpu_families[] = {
     { "cpu_threshold_aes_cbc", 4096, { CPT_ALG_AES_128_CBC, CPT_ALG_AES_192_CBC, CPT_ALG_AES_256_CBC } },
     { "cpu_threshold_aes_ctr", 4096, { CPT_ALG_AES_128_CTR, CPT_ALG_AES_192_CTR, CPT_ALG_AES_256_CTR } },
+    { "cpu_threshold_aes_gcm", CPT_AES_GCM_THRESHOLD,
+        { CPT_ALG_AES_128_GCM, CPT_ALG_AES_192_GCM, CPT_ALG_AES_256_GCM } },
     { "cpu_threshold_des_ede3_cbc", CPT_DES_EDE3_THRESHOLD, { CPT_ALG_DES_EDE3_CBC } },
     { "cpu_threshold_chacha20", CPT_CHACHA20_THRESHOLD, { CPT_ALG_CHACHA20 } },
     { "cpu_threshold_chacha20_poly1305", CPT_CHACHA20_POLY1305_THRESHOLD,

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 5
+#define CPT_ABI_VERSION 6
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -121,10 +121,14 @@ struct cpt_key_head {
  * final that, after a data update, has nothing left to compute; answering
  * those in C spares two calls into Go per message.
  */
+#define CPT_FINAL_DONE_IV_USED 2
 struct cpt_aead_shadow {
     uint64_t ivlen; /* current IV length, 0 = the algorithm's default */
     uint32_t final_ready; /* Go: run_tag is the tag of the whole message, nothing else pending */
-    uint32_t final_done; /* C: final completed here; Go finishes its bookkeeping at its next call */
+    /* C: final completed here; Go finishes its bookkeeping at its next
+     * call. CPT_FINAL_DONE_IV_USED: a message on the CPU path used the IV
+     * of the init still pending, which Go must take as used up. */
+    uint32_t final_done;
     uint32_t enc; /* direction of the message */
     uint32_t tag_len; /* decrypt: expected tag length (0: none); encrypt: 16 after final */
     unsigned char tag[16]; /* decrypt: the expected tag; encrypt: the tag after final */

@@ -14,6 +14,7 @@
 /* Provider context: one per OSSL_provider_init (one per library context). */
 /* Measured defaults of the CPU path's thresholds (provider.c). */
 #define CPT_DES_EDE3_THRESHOLD 64
+#define CPT_AES_GCM_THRESHOLD 8192
 #define CPT_SHA1_THRESHOLD 32768
 #define CPT_CHACHA20_THRESHOLD 32768
 #define CPT_CHACHA20_POLY1305_THRESHOLD 32768

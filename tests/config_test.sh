@@ -55,7 +55,7 @@ case_ spin ok "engine_spin_us = 20"
 case_ spin_bad refused "engine_spin_us = -1"
 case_ cpu_threshold ok "cpu_threshold = 0"
 case_ cpu_threshold_bad refused "cpu_threshold = 4k"
-for fam in aes_cbc aes_ctr des_ede3_cbc chacha20 chacha20_poly1305 sha1 sha256 sha512 hmac aes_cbc_hmac; do
+for fam in aes_cbc aes_ctr aes_gcm des_ede3_cbc chacha20 chacha20_poly1305 sha1 sha256 sha512 hmac aes_cbc_hmac; do
 	case_ "thr_$fam" ok "cpu_threshold_$fam = 1024"
 	case_ "thr_${fam}_bad" refused "cpu_threshold_$fam = 1e3"
 done

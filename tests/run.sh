@@ -58,6 +58,8 @@ for g in "${groups[@]}"; do
 	go) run go-unit gotests ;;
 	c)
 		run gcm_test tests/run-c.sh gcm_test
+		run gcm_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh gcm_test
+		run gcm_test_switching env CPTPROV_CPU_THRESHOLD=100 tests/run-c.sh gcm_test
 		run fork_test tests/run-c.sh fork_test
 		run panic_test build/panic_test --provider-path build
 		run lazy_test build/lazy_test --provider-path build
