@@ -25,7 +25,7 @@ func testEnv(t testing.TB) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { se.Close(); ae.Close(); dev.Close() })
-	return NewEnv(se, ae, stats.New(), dev.Forget, 1)
+	return NewEnv(se, ae, stats.New(nil), dev.Forget, 1)
 }
 
 // dma returns n bytes outside the Go heap, like the C memory the provider

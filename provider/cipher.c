@@ -75,13 +75,14 @@ struct cptprov_cipher_ctx {
     unsigned char state[CPT_CIPHER_STATE_SIZE] __attribute__((aligned(64)));
 };
 
-struct cpt_cpu_counters cptprov_cpu_counters[CPT_MAX_ALGS];
-
+/* Adds a context's CPU-path tally to the process's statistics area. */
 void cptprov_cpu_flush(struct cpt_cpu_tally *t, int alg)
 {
-    if (t->ops != 0 && alg >= 0 && alg < CPT_MAX_ALGS) {
-        atomic_fetch_add_explicit(&cptprov_cpu_counters[alg].ops, t->ops, memory_order_relaxed);
-        atomic_fetch_add_explicit(&cptprov_cpu_counters[alg].bytes, t->bytes, memory_order_relaxed);
+    struct cpt_stats_area *a;
+
+    if (t->ops != 0 && alg >= 0 && alg < CPT_MAX_ALGS && (a = cptprov_stats_area()) != NULL) {
+        atomic_fetch_add_explicit(&a->cpu[alg].ops, t->ops, memory_order_relaxed);
+        atomic_fetch_add_explicit(&a->cpu[alg].bytes, t->bytes, memory_order_relaxed);
     }
     t->ops = t->bytes = 0;
 }

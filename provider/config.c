@@ -62,9 +62,10 @@ enum kind {
     K_DIR, /* an existing directory */
     K_FAULTS, /* a simulator fault plan */
     K_LEVEL, /* a log level */
-    K_LOGFILE, /* stderr, or a file in an existing directory */
+    K_LOGFILE, /* stderr, syslog, or a file in an existing directory */
     K_BACKEND, /* the device behind the queues */
     K_NOTIFY, /* how an asynchronous job learns its operation is done */
+    K_ALGORITHMS, /* the algorithms to offer (algset.c) */
 };
 
 /* The keys that are not thresholds, in the order of config_value. */
@@ -84,6 +85,7 @@ enum {
     C_LOG_FILE,
     C_BACKEND,
     C_ASYNC_NOTIFY,
+    C_ALGORITHMS,
     NKEYS
 };
 
@@ -107,6 +109,7 @@ static const struct key {
     [C_LOG_FILE] = { "log_file", "CPTPROV_LOG_FILE", K_LOGFILE, 0, 0 },
     [C_BACKEND] = { "backend", NULL, K_BACKEND, 0, 0 },
     [C_ASYNC_NOTIFY] = { "async_notify", "CPTPROV_ASYNC_NOTIFY", K_NOTIFY, 0, 0 },
+    [C_ALGORITHMS] = { "algorithms", NULL, K_ALGORITHMS, 0, 0 },
 };
 
 static const char *const levels[] = { "debug", "info", "warn", "error", "off" };
@@ -131,7 +134,7 @@ void cptprov_config_init(const OSSL_DISPATCH *in)
  */
 static int refuse(struct cptprov_ctx *p, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[1024]; /* room for the names `algorithms` accepts */
     va_list ap;
 
     va_start(ap, fmt);
@@ -242,13 +245,13 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
         char dir[4096];
         struct stat st;
 
-        if (strcmp(v, "stderr") == 0)
+        if (strcmp(v, "stderr") == 0 || strcmp(v, "syslog") == 0)
             return 1;
         snprintf(dir, sizeof(dir), "%.*s", slash == NULL ? 1 : slash == v ? 1 : (int)(slash - v),
             slash == NULL ? "." : v);
         if (v[0] != '\0' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
             return 1;
-        return bad(p, name, v, "use stderr or a file in an existing directory");
+        return bad(p, name, v, "use stderr, syslog or a file in an existing directory");
     }
     case K_NOTIFY:
         if (strcmp(v, "auto") == 0 || strcmp(v, "fd") == 0) {
@@ -268,8 +271,24 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
         return bad(p, name, v,
             "use rules kind[:key=value,...] separated by ';', kinds error, delay, stall, reset, full, absent, "
             "keys every, rate, seed, skip, limit, delay, op");
+    case K_ALGORITHMS:
+        return 1; /* checked as it is applied: choose_algorithms */
     }
     return 0;
+}
+
+/*
+ * The algorithms to offer: what the `algorithms` key chooses (value), or
+ * everything (NULL), kept in p for query_operation. Checking the list is
+ * applying it, so this is the key's check too.
+ */
+static int choose_algorithms(struct cptprov_ctx *p, const char *value)
+{
+    char why[800];
+
+    if ((p->algs = cptprov_algset_new(value, why, sizeof(why))) != NULL)
+        return 1;
+    return bad(p, keys[C_ALGORITHMS].name, value != NULL ? value : "", why);
 }
 
 static int known_key(const char *name)
@@ -322,7 +341,7 @@ static int check_unknown_keys(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *han
             if (!known_key(v->name)) {
                 ERR_pop_to_mark();
                 ERR_set_mark();
-                refuse(p, "cptprov: unknown key %s = \"%s\" in [%s] of %s (keys: backend, async_notify, stats_dir, engines, "
+                refuse(p, "cptprov: unknown key %s = \"%s\" in [%s] of %s (keys: algorithms, backend, async_notify, stats_dir, engines, "
                     "ring_depth, engine_spin_us, cpu_threshold, cpu_threshold_<family>, fallback, "
                     "request_timeout_ms, retries, breaker_threshold, breaker_cooldown_ms, log_level, log_file, faults)",
                     v->name, v->value, mine, file);
@@ -380,7 +399,7 @@ int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
         for (size_t i = 0; i < 7 && cpu_families[f].ids[i] != 0; i++)
             p->cpu_threshold[cpu_families[f].ids[i]] = (size_t)t;
     }
-    if (!check_unknown_keys(p, handle))
+    if (!check_unknown_keys(p, handle) || !choose_algorithms(p, val[C_ALGORITHMS]))
         return 0;
     if (val[C_STATS_DIR] != NULL && (p->stats_dir = OPENSSL_strdup(val[C_STATS_DIR])) == NULL)
         return 0;
@@ -402,7 +421,7 @@ int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
     p->cfg.breaker_threshold = (int)n[C_BREAKER_THRESHOLD];
     p->cfg.breaker_cooldown_ms = (int)n[C_BREAKER_COOLDOWN_MS];
     p->cfg.stats_dir = p->stats_dir;
-    p->cfg.cpu_counters = cptprov_cpu_counters;
+    cptprov_stats_configure(p->stats_dir);
     p->cfg.faults = p->faults;
     return 1;
 }

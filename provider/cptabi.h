@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 6
+#define CPT_ABI_VERSION 7
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -174,13 +174,50 @@ struct cpt_status {
     char msg[200];
 };
 
-/* Configuration handed to the Go side when it starts in a process. */
 /* Operations the C side's CPU path completed, per CPT_ALG_* id. */
 struct cpt_cpu_counters {
     _Atomic uint64_t ops;
     _Atomic uint64_t bytes;
 };
 #define CPT_MAX_ALGS 64
+
+/*
+ * The statistics area: stats_dir/cptprov-<pid>.stats, a small file the
+ * process maps shared and updates in place, and cptstat maps to read
+ * (stats.Area is its Go twin, checked field by field when Go starts). The
+ * C side creates it at the first counted operation or when Go starts, and
+ * counts its CPU path in cpu[]; Go counts per algorithm in algs[], claiming
+ * a slot by writing its name and then setting ready, and copies the queue
+ * and device counters into device[] and latency[] four times a second.
+ * magic is written last: a reader ignores an area without it.
+ */
+#define CPT_STATS_MAGIC "cptstat"
+#define CPT_STATS_VERSION 1
+#define CPT_STATS_NAME 32
+#define CPT_STATS_ALGS 96
+#define CPT_STATS_DEVICE 48
+#define CPT_STATS_BUCKETS 21 /* cptdrv.LatencyBuckets */
+
+struct cpt_stats_alg {
+    char name[CPT_STATS_NAME];
+    _Atomic uint64_t ready;
+    _Atomic uint64_t ops, bytes, device, software, errors;
+};
+
+struct cpt_stats_area {
+    char magic[8];
+    uint32_t version;
+    uint32_t size; /* sizeof(struct cpt_stats_area) */
+    int64_t pid;
+    uint64_t start_time; /* /proc/<pid>/stat's starttime: a reused pid is another process */
+    char backend[CPT_STATS_NAME];
+    _Atomic int64_t published_ns; /* Go's last copy of device[] (Unix ns), 0: none */
+    char device_names[CPT_STATS_DEVICE][CPT_STATS_NAME];
+    _Atomic uint64_t device[CPT_STATS_DEVICE];
+    _Atomic uint64_t latency[2][CPT_STATS_BUCKETS]; /* se, ae: bucket i under 2^i µs */
+    struct cpt_cpu_counters cpu[CPT_MAX_ALGS];
+    struct cpt_stats_alg algs[CPT_STATS_ALGS];
+};
 
 struct cpt_config {
     const char *stats_dir; /* NULL: no statistics file */
@@ -196,8 +233,8 @@ struct cpt_config {
     int breaker_cooldown_ms; /* first open period, 0: default */
     int log_level; /* 0 debug, 1 info, 2 warn, 3 error, 4 off */
     const char *log_file; /* NULL: stderr */
-    /* CPT_MAX_ALGS counters the statistics add as "software" */
-    struct cpt_cpu_counters *cpu_counters;
+    /* this process's statistics area, NULL: none */
+    struct cpt_stats_area *stats_area;
 };
 
 /*

@@ -36,13 +36,18 @@ struct cptprov_ctx {
      * shorter than this run on the calling CPU (libcrypto's default
      * implementation); 0: never. */
     size_t cpu_threshold[CPT_MAX_ALGS];
+    /* What query_operation and get_capabilities offer (algset.c). */
+    struct cptprov_algset *algs;
 };
 
 /* The default provider in a library context of cptprov's own, for the CPU
  * path; NULL when it cannot be loaded. */
 OSSL_LIB_CTX *cptprov_cpu_libctx(void);
-/* The CPU path's counters (CPT_MAX_ALGS), per process: zeroed in a child. */
-extern struct cpt_cpu_counters cptprov_cpu_counters[CPT_MAX_ALGS];
+/* The statistics area (statsarea.c): stats_dir is taken from the first
+ * provider context configured with one; the area is created at the first
+ * call in each process (NULL without stats_dir, or if it cannot be). */
+void cptprov_stats_configure(const char *dir);
+struct cpt_stats_area *cptprov_stats_area(void);
 /*
  * A context's CPU-path work not yet added to cptprov_cpu_counters: counted
  * per context first, so that the hot path makes no atomic operation.
@@ -131,6 +136,20 @@ struct cptgo_api {
 /* config.c: the openssl.cnf section, checked; 0 refuses activation. */
 void cptprov_config_init(const OSSL_DISPATCH *in);
 int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle);
+
+/*
+ * algset.c: the algorithms the `algorithms` key lets cptprov offer, chosen
+ * once at activation from the static tables below (no Go, no work per
+ * query). cptprov_algset_new takes the key's value (NULL: everything) and
+ * returns NULL with why filled in when it names an unknown algorithm or
+ * leaves nothing.
+ */
+struct cptprov_algset *cptprov_algset_new(const char *value, char *why, size_t whylen);
+void cptprov_algset_free(struct cptprov_algset *a);
+/* The offered entries of an operation type, NULL-terminated (NULL: none). */
+const OSSL_ALGORITHM *cptprov_algset_query(const struct cptprov_algset *a, int operation_id);
+/* cptprov_tls_groups, without the groups of what is not offered. */
+int cptprov_algset_tls_groups(const struct cptprov_algset *a, OSSL_CALLBACK *cb, void *arg);
 
 /* errors.c */
 int cptprov_errors_init(const OSSL_DISPATCH *in);

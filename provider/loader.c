@@ -47,11 +47,6 @@ static void loader_child(void)
     pthread_mutex_init(&go_mu, NULL);
     atomic_store(&go_ready, 0);
     go_failed = 0;
-    /* The child's statistics are its own. */
-    for (int i = 0; i < CPT_MAX_ALGS; i++) {
-        atomic_store(&cptprov_cpu_counters[i].ops, 0);
-        atomic_store(&cptprov_cpu_counters[i].bytes, 0);
-    }
 }
 
 static void register_atfork(void)
@@ -251,6 +246,7 @@ const struct cptgo_api *cptprov_go(struct cptprov_ctx *p)
         memset(&a, 0, sizeof(a));
         go_error[0] = '\0';
         a.cfg = &p->cfg;
+        p->cfg.stats_area = cptprov_stats_area();
         if (pthread_create(&t, NULL, start_thread, &a) != 0) {
             snprintf(go_error, sizeof(go_error), "pthread_create: %s", strerror(errno));
         } else {

@@ -50,36 +50,27 @@ static int cptprov_get_params(void *provctx, OSSL_PARAM params[])
     return 1;
 }
 
+/*
+ * What the `algorithms` key left, filtered once at activation: the answer
+ * does not change for the life of the provider, so the core may cache it.
+ */
 static const OSSL_ALGORITHM *cptprov_query(void *provctx, int operation_id, int *no_cache)
 {
-    (void)provctx;
+    const struct cptprov_ctx *p = provctx;
+
     *no_cache = 0;
-    switch (operation_id) {
-    case OSSL_OP_CIPHER:
-        return cptprov_ciphers;
-    case OSSL_OP_DIGEST:
-        return cptprov_digests;
-    case OSSL_OP_MAC:
-        return cptprov_macs;
-    case OSSL_OP_KEYMGMT:
-        return cptprov_keymgmts;
-    case OSSL_OP_KEYEXCH:
-        return cptprov_keyexchs;
-    case OSSL_OP_SIGNATURE:
-        return cptprov_signatures;
-    case OSSL_OP_ASYM_CIPHER:
-        return cptprov_asym_ciphers;
-    }
-    return NULL;
+    return cptprov_algset_query(p->algs, operation_id);
 }
 
-/* Static tables only: libssl asks at SSL_CTX_new time, before any fork. */
+/* Static tables filtered at activation: libssl asks at SSL_CTX_new time,
+ * before any fork. */
 static int cptprov_get_capabilities(void *provctx, const char *capability, OSSL_CALLBACK *cb,
     void *arg)
 {
-    (void)provctx;
+    const struct cptprov_ctx *p = provctx;
+
     if (OPENSSL_strcasecmp(capability, "TLS-GROUP") == 0)
-        return cptprov_tls_groups(cb, arg);
+        return cptprov_algset_tls_groups(p->algs, cb, arg);
     return 0;
 }
 
@@ -98,6 +89,7 @@ static void cptprov_teardown(void *provctx)
         OPENSSL_free(p->stats_dir);
         OPENSSL_free(p->faults);
         OPENSSL_free(p->log_file);
+        cptprov_algset_free(p->algs);
         OPENSSL_free(p);
     }
 }

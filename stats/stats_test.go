@@ -1,15 +1,16 @@
 package stats
 
 import (
-	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 )
 
 func TestCountersConcurrentAndSnapshot(t *testing.T) {
-	c := New()
+	c := New(nil)
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
@@ -30,54 +31,109 @@ func TestCountersConcurrentAndSnapshot(t *testing.T) {
 	}
 }
 
-func TestWriterFile(t *testing.T) {
-	dir := t.TempDir()
-	c := New()
-	c.Alg("AES-256-GCM").Ops.Add(3)
-	w := NewWriter(dir, func() Snapshot { return Snapshot{Backend: "test", Algorithms: c.Snapshot()} })
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(w.Path())
+// The counters live in the mapped file: another mapping of it (cptstat's)
+// sees every update at once, the CPU path's counters are merged by name,
+// and the device counters appear once published.
+func TestAreaLiveThroughAnotherMapping(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cptprov-1.stats")
+	area, m, err := CreateFile(path, os.Getpid(), 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		PID        int                          `json:"pid"`
-		Algorithms map[string]map[string]uint64 `json:"algorithms"`
+	defer syscall.Munmap(m)
+	c := New(area)
+	gcm := c.Alg("AES-256-GCM")
+	gcm.Ops.Add(3)
+	gcm.Device.Add(3)
+	gcm.Bytes.Add(300)
+	area.CPU[5].Ops.Add(2)
+	area.CPU[5].Bytes.Add(20)
+	area.CPU[6].Ops.Add(7) // no name: not shown
+	r, err := MapFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("%v in %s", err, b)
-	}
-	if doc.PID != os.Getpid() || doc.Algorithms["AES-256-GCM"]["ops"] != 3 {
-		t.Fatalf("document %s", b)
-	}
-	for _, k := range []string{"ops", "bytes", "device", "software", "errors"} {
-		if _, ok := doc.Algorithms["AES-256-GCM"][k]; !ok {
-			t.Fatalf("key %q missing in %s", k, b)
+	defer syscall.Munmap(r)
+	names := func(id int) string {
+		if id == 5 {
+			return "AES-256-GCM"
 		}
+		return ""
 	}
-	// Unchanged counters: the file is not rewritten.
-	st1, _ := os.Stat(w.Path())
-	if err := w.Flush(); err != nil {
+	s, err := ReadArea(r, names)
+	if err != nil {
 		t.Fatal(err)
 	}
-	st2, _ := os.Stat(w.Path())
-	if !st1.ModTime().Equal(st2.ModTime()) {
-		t.Fatal("unchanged snapshot rewritten")
+	want := AlgSnapshot{Ops: 5, Bytes: 320, Device: 3, Software: 2}
+	if s.PID != os.Getpid() || s.Algorithms["AES-256-GCM"] != want || len(s.Algorithms) != 1 || s.Device != nil {
+		t.Fatalf("read %+v", s)
 	}
-	// No temporary file is left behind.
-	if m, _ := filepath.Glob(filepath.Join(dir, "*.tmp.*")); len(m) != 0 {
-		t.Fatalf("left over: %v", m)
+	if StartTime(r) != 42 {
+		t.Fatalf("start time %d", StartTime(r))
 	}
-	c.Alg("AES-256-GCM").Ops.Add(1)
-	w.Start()
-	if err := w.Stop(); err != nil {
+	gcm.Errors.Add(1) // live: no copy, no flush
+	if s, _ = ReadArea(r, names); s.Algorithms["AES-256-GCM"].Errors != 1 {
+		t.Fatalf("update not seen: %+v", s.Algorithms)
+	}
+	n := uint64(0)
+	p := NewPublisher(area, "simulator", func() DeviceCounters {
+		n++
+		return DeviceCounters{Names: []string{"submitted", "in_flight"}, Values: []uint64{10 * n, n},
+			Latency: [2][]uint64{{0, 1, 2}, {3}}}
+	})
+	p.Start()
+	p.Stop()
+	s, _ = ReadArea(r, names)
+	if s.Backend != "simulator" || s.Device["submitted"] != 10*n || s.Device["in_flight"] != n ||
+		s.LatencyUS["se"][2] != 2 || s.LatencyUS["ae"][0] != 3 || len(s.LatencyUS["se"]) != LatencyBuckets || s.Time == "" {
+		t.Fatalf("published %+v (n %d)", s, n)
+	}
+}
+
+// More algorithms than slots: the rest are counted on the heap, unseen,
+// and nothing breaks.
+func TestAreaFull(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cptprov-2.stats")
+	area, m, err := CreateFile(path, 2, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ = os.ReadFile(w.Path())
-	json.Unmarshal(b, &doc)
-	if doc.Algorithms["AES-256-GCM"]["ops"] != 4 {
-		t.Fatalf("Stop did not write the last counters: %s", b)
+	defer syscall.Munmap(m)
+	c := New(area)
+	for i := 0; i < AlgSlots+5; i++ {
+		c.Alg(fmt.Sprintf("ALG-%d", i)).Ops.Add(uint64(i))
+	}
+	if c.Alg("ALG-3") != c.Alg("ALG-3") || len(c.Snapshot()) != AlgSlots+5 {
+		t.Fatal("lookup")
+	}
+	s, err := ReadArea(m, func(int) string { return "" })
+	if err != nil || len(s.Algorithms) != AlgSlots || s.Algorithms["ALG-7"].Ops != 7 {
+		t.Fatalf("%v, %d algorithms", err, len(s.Algorithms))
+	}
+}
+
+func TestReadAreaRejects(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.stats")
+	area, m, err := CreateFile(path, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(m)
+	none := func(int) string { return "" }
+	if _, err := ReadArea(m[:100], none); err != ErrNotArea {
+		t.Fatalf("short: %v", err)
+	}
+	area.Version++
+	if _, err := ReadArea(m, none); err != ErrNotArea {
+		t.Fatalf("other version: %v", err)
+	}
+	area.Version--
+	area.Magic[0] = 0
+	if _, err := ReadArea(m, none); err != ErrNotArea {
+		t.Fatalf("no magic (still being created): %v", err)
+	}
+	os.WriteFile(path+".small", []byte("hello"), 0o644)
+	if _, err := MapFile(path + ".small"); err != ErrNotArea {
+		t.Fatalf("small file: %v", err)
 	}
 }

@@ -19,6 +19,9 @@
 
 #include <openssl/err.h>
 
+/* cptstat beside the provider module (cpt_env_init). */
+static char cptstat_path[4200];
+
 /* ================================================================== */
 /* Accounting                                                          */
 /* ================================================================== */
@@ -262,7 +265,7 @@ void cpt_opts_usage(FILE *f)
             "                         runs the harness against OpenSSL's default provider)\n"
             "  --provider-path DIR    directory holding NAME.so (default build)\n"
             "  --stats-dir DIR        load the provider through a temporary openssl.cnf\n"
-            "                         with stats_dir = DIR and check DIR/NAME-<pid>.json\n"
+            "                         with stats_dir = DIR and check its counters (cptstat)\n"
             "  --no-stats             skip the statistics file check\n"
             "  --seed N               PRNG seed (default: time based; always printed)\n"
             "  --only a,b  --skip a,b select sub-tests by name\n"
@@ -367,6 +370,8 @@ int cpt_env_init(cpt_env *env, const cpt_opts *o)
                 strerror(errno));
         return 0;
     }
+    if (!is_default)
+        snprintf(cptstat_path, sizeof(cptstat_path), "%s/cptstat", env->module_dir);
 
     env->libctx = OSSL_LIB_CTX_new();
     env->ref_libctx = OSSL_LIB_CTX_new();
@@ -823,14 +828,11 @@ int cpt_find_file(const char *argv0, const char *rel, char *out, size_t outlen)
 /* Stats file                                                          */
 /* ================================================================== */
 
-static char *read_whole(const char *path, size_t *len)
+static char *read_stream(FILE *f, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
     char *buf = NULL;
     size_t cap = 0, n = 0;
 
-    if (f == NULL)
-        return NULL;
     for (;;) {
         size_t got;
 
@@ -839,7 +841,6 @@ static char *read_whole(const char *path, size_t *len)
 
             if (nb == NULL) {
                 free(buf);
-                fclose(f);
                 return NULL;
             }
             buf = nb;
@@ -850,9 +851,31 @@ static char *read_whole(const char *path, size_t *len)
         if (got == 0)
             break;
     }
-    fclose(f);
     buf[n] = '\0';
     *len = n;
+    return buf;
+}
+
+char *cpt_stats_json(const char *stats_dir, pid_t pid, size_t *len)
+{
+    char cmd[8600], *buf;
+    FILE *f;
+
+    if (cptstat_path[0] == '\0') {
+        errno = ENOENT;
+        return NULL;
+    }
+    snprintf(cmd, sizeof(cmd), "'%s' -dir '%s' -keep-dead -json -pid %ld 2>/dev/null",
+             cptstat_path, stats_dir, (long)pid);
+    if ((f = popen(cmd, "r")) == NULL)
+        return NULL;
+    buf = read_stream(f, len);
+    pclose(f);
+    if (buf != NULL && strstr(buf, "\"pid\"") == NULL) {
+        free(buf);
+        errno = ENOENT; /* no statistics area for pid */
+        return NULL;
+    }
     return buf;
 }
 
@@ -894,8 +917,8 @@ int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
     int depth;
 
     memset(st, 0, sizeof(*st));
-    snprintf(path, sizeof(path), "%s/%s-%ld.json", stats_dir, prefix, (long)pid);
-    buf = read_whole(path, &len);
+    snprintf(path, sizeof(path), "%s/%s-%ld.stats", stats_dir, prefix, (long)pid);
+    buf = cpt_stats_json(stats_dir, pid, &len);
     if (buf == NULL) {
         snprintf(why, whylen, "%s: %s", path, strerror(errno));
         return 0;
@@ -983,7 +1006,7 @@ int cpt_stats_check(const char *stats_dir, const char *prefix, pid_t pid,
                    algs[i], st.found, st.ops, st.bytes, st.device, st.software,
                    st.errors);
         cpt_check(st.found && st.ops > 0 && st.bytes > 0,
-                  "stats %s/%s-%ld.json: %s counters not > 0 (found=%d ops=%lld "
+                  "stats %s/%s-%ld.stats: %s counters not > 0 (found=%d ops=%lld "
                   "bytes=%lld)",
                   stats_dir, prefix, (long)pid, algs[i], st.found, st.ops,
                   st.bytes);

@@ -201,6 +201,9 @@ typedef struct cpt_alg_stats {
  * and its "pid" matches (st->found tells whether `alg` was present), 0 when
  * missing/unreadable/mismatched (why filled in).
  */
+/* cptstat -json of pid's statistics area in stats_dir (malloc'ed text), or
+ * NULL with errno set when there is none. */
+char *cpt_stats_json(const char *stats_dir, pid_t pid, size_t *len);
 int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
                    const char *alg, cpt_alg_stats *st, char *why, size_t whylen);
 /*

@@ -44,10 +44,10 @@ else
 fi
 grep -q "processes" "$T/table.txt" && cpt_pass table "top-style table printed" || cpt_fail table "$(head -5 "$T/table.txt")"
 wait "$S1" "$S2"
-ls "$STATS"/cptprov-*.json >/dev/null 2>&1 && cpt_pass files-written "the processes left their files" ||
+ls "$STATS"/cptprov-*.stats >/dev/null 2>&1 && cpt_pass files-written "the processes left their statistics areas" ||
 	cpt_fail files-written "no statistics file at all"
 left=$("$B/cptstat" -dir "$STATS" -json)
-if [ "$left" = "null" ] && ! ls "$STATS"/cptprov-*.json >/dev/null 2>&1; then
+if [ "$left" = "null" ] && ! ls "$STATS"/cptprov-*.stats >/dev/null 2>&1; then
 	cpt_pass cleanup "the exited processes' files are gone"
 else
 	cpt_fail cleanup "still listed or left: $left $(ls "$STATS")"

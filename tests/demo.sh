@@ -42,12 +42,5 @@ else
 	exit 1
 fi
 sleep 1.2
-echo "counters written by the two processes, s_server and s_client (stats_dir = $stats):"
-for f in "$stats"/cptprov-*.json; do
-	python3 - "$f" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for alg, c in sorted(d["algorithms"].items()):
-    print(f"  pid {d['pid']}: {alg}: {c['ops']} operations, {c['bytes']} bytes, {c['device']} completed by the device, {c['software']} in software, {c['errors']} errors")
-PY
-done
+echo "counters of the two processes, s_server and s_client (stats_dir = $stats), read by cptstat:"
+build/cptstat -dir "$stats" -keep-dead -per-process

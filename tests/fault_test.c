@@ -232,28 +232,19 @@ static void soak(struct task *tasks, void **args, uint64_t n, int *results, unsi
         seconds, rounds * (unsigned long)n, rss0, rss_warm, rss_max, fds0, fds_max);
 }
 
-/* A counter of the statistics file's "device" object, -1 if absent. */
+/* A counter of the statistics' "device" object, -1 if absent. */
 static long long device_counter(const char *name)
 {
-    char path[4200], key[64], *buf, *p;
+    char key[64], *buf, *p;
     long long v = -1;
-    FILE *f;
-    long len;
+    size_t len;
 
-    snprintf(path, sizeof(path), "%s/%s-%ld.json", g_env.stats_dir, g_env.name, (long)getpid());
-    if ((f = fopen(path, "r")) == NULL)
+    if ((buf = cpt_stats_json(g_env.stats_dir, getpid(), &len)) == NULL)
         return -1;
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    rewind(f);
-    buf = calloc(1, (size_t)len + 1);
-    if (buf != NULL && fread(buf, 1, (size_t)len, f) == (size_t)len) {
-        snprintf(key, sizeof(key), "\"%s\":", name);
-        if ((p = strstr(buf, key)) != NULL)
-            v = strtoll(p + strlen(key), NULL, 10);
-    }
+    snprintf(key, sizeof(key), "\"%s\":", name);
+    if ((p = strstr(buf, key)) != NULL)
+        v = strtoll(p + strlen(key), NULL, 10);
     free(buf);
-    fclose(f);
     return v;
 }
 

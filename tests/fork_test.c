@@ -14,7 +14,7 @@
  *                       continued in the child: right result or clean error
  *   threads-fork        two threads run GCM in a loop while the parent forks
  *   many-children       8 children one after another, then 8 at once
- *   stats-per-process   every child writes its own cptprov-<pid>.json
+ *   stats-per-process   every child has its own statistics area, cptprov-<pid>.stats
  *   cpu-path-fork       an AES-CBC stream moved between the CPU path and
  *                       the device by the parent, its children and a
  *                       grandchild, all agreeing with the default provider
@@ -328,7 +328,7 @@ static int stats_wait(pid_t pid, const char *alg, int ms, cpt_alg_stats *st,
             return 1;
         if (cpt_now() > end) {
             if (ok)
-                snprintf(why, wl, "%.300s/cptprov-%ld.json: %s found=%d ops=%lld "
+                snprintf(why, wl, "%.300s/cptprov-%ld.stats: %s found=%d ops=%lld "
                          "device=%lld software=%lld errors=%lld", g_env.stats_dir,
                          (long)pid, alg, st->found, st->ops, st->device,
                          st->software, st->errors);
@@ -830,7 +830,7 @@ static void case_stats_per_process(void)
         if (!exited[i])
             continue;
         if (check(stats_wait(pids[i], alg_names[i], 3000, &st, why, sizeof(why)),
-                  "child %ld: cptprov-%ld.json has %s device > 0%s%s",
+                  "child %ld: cptprov-%ld.stats has %s device > 0%s%s",
                   (long)pids[i], (long)pids[i], alg_names[i],
                   st.found ? "" : "; ", st.found ? "" : why)) {
             /* ops of this child only, not the parent's inherited counts. */

@@ -2853,7 +2853,7 @@ static void test_stats(void)
                "errors=%lld\n", g_alg[i], st[i].found, st[i].ops, st[i].bytes,
                st[i].device, st[i].software, st[i].errors);
         chk(st[i].found && st[i].ops > 0 && st[i].bytes > 0 && st[i].device > 0,
-            "%s/%s-%ld.json: %s shows no device work (found=%d ops=%lld bytes=%lld "
+            "%s/%s-%ld.stats: %s shows no device work (found=%d ops=%lld bytes=%lld "
             "device=%lld software=%lld)", g_env.stats_dir, prefix, (long)getpid(),
             g_alg[i], st[i].found, st[i].ops, st[i].bytes, st[i].device, st[i].software);
     }

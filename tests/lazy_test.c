@@ -73,6 +73,7 @@ int main(int argc, char **argv)
     EVP_CIPHER *c[3];
     EVP_CIPHER_CTX *ctx;
     unsigned char key[32] = { 0 }, iv[12] = { 0 }, buf[32] = { 0 };
+    static unsigned char big[16384];
     int n, mode = 0;
     size_t keylen = 0;
     const char *name = NULL;
@@ -140,6 +141,11 @@ int main(int argc, char **argv)
         failed++;
     expect_no_go("newctx, init with key and IV, IV length");
     if (!EVP_EncryptUpdate(ctx, buf, &n, buf, sizeof(buf)) || n != (int)sizeof(buf))
+        failed++;
+    expect_no_go("a short AES-GCM message (CPU path)");
+    /* A message above cpu_threshold_aes_gcm goes to the device. */
+    if (!EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL)
+        || !EVP_EncryptUpdate(ctx, big, &n, big, sizeof(big)) || n != (int)sizeof(big))
         failed++;
     if (go_mapped() && threads() > 1) {
         printf("ok   first encryption started the Go half\n");

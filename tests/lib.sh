@@ -130,54 +130,52 @@ cpt_write_config() {
     } >"$file"
 }
 
-# cpt_stats_get DIR PID ALG FIELD: prints the counter (empty when the file,
-# the algorithm or the field is missing, or the file's pid does not match).
-cpt_stats_get() {
-    python3 -c '
+# cpt_stats_doc DIR PID FILTER: runs the Python expression FILTER on the
+# process's statistics (cptstat -json, exited processes included) bound to
+# j; prints an integer result, or nothing when the process has no area.
+cpt_stats_doc() {
+    "$(cpt_build_dir)/cptstat" -dir "$1" -keep-dead -json -pid "$2" 2>/dev/null | python3 -c '
 import json, sys
-d, pid, alg, field = sys.argv[1:5]
 try:
-    with open("%s/cptprov-%s.json" % (d, pid)) as f:
-        j = json.load(f)
+    docs = json.load(sys.stdin) or []
 except Exception:
     sys.exit(0)
-if str(j.get("pid")) != pid:
+if not docs:
     sys.exit(0)
-v = j.get("algorithms", {}).get(alg, {}).get(field)
-if isinstance(v, int):
+j = docs[0]
+try:
+    v = eval(sys.argv[1])
+except Exception:
+    sys.exit(0)
+if isinstance(v, int) and not isinstance(v, bool):
     print(v)
-' "$1" "$2" "$3" "$4"
+' "$3"
+}
+
+# cpt_stats_get DIR PID ALG FIELD: prints the counter (empty when the
+# process has no statistics area, or the algorithm or field is missing).
+cpt_stats_get() {
+    cpt_stats_doc "$1" "$2" "j.get('algorithms', {}).get('$3', {}).get('$4')"
 }
 
 # cpt_stats_device_get DIR PID KEY: prints a counter of the "device" object
 # (submitted, completed, faults, ...), empty when missing.
 cpt_stats_device_get() {
-    python3 -c '
-import json, sys
-d, pid, key = sys.argv[1:4]
-try:
-    with open("%s/cptprov-%s.json" % (d, pid)) as f:
-        j = json.load(f)
-except Exception:
-    sys.exit(0)
-v = j.get("device", {}).get(key) if str(j.get("pid")) == pid else None
-if isinstance(v, int):
-    print(v)
-' "$1" "$2" "$3"
+    cpt_stats_doc "$1" "$2" "j.get('device', {}).get('$3')"
 }
 
-# cpt_stats_pids DIR: the pids that have a stats file in DIR, one a line.
+# cpt_stats_pids DIR: the pids that have a statistics area in DIR, one a line.
 cpt_stats_pids() {
     local f p
-    for f in "$1"/cptprov-*.json; do
+    for f in "$1"/cptprov-*.stats; do
         [ -e "$f" ] || continue
         p=${f##*/cptprov-}
-        echo "${p%.json}"
+        echo "${p%.stats}"
     done
 }
 
 # cpt_stats_wait DIR PID ALG FIELD SECS: returns 0 once FIELD of ALG is > 0
-# in DIR/cptprov-PID.json, 1 after SECS seconds.
+# in the statistics of PID in DIR, 1 after SECS seconds.
 cpt_stats_wait() {
     local d=$1 pid=$2 alg=$3 field=$4 secs=${5:-3} v end
     end=$(($(date +%s%N) / 1000000 + secs * 1000))
@@ -193,17 +191,16 @@ cpt_stats_wait() {
 
 # cpt_stats_show DIR PID: a one-line summary of every algorithm's counters.
 cpt_stats_show() {
-    python3 -c '
+    "$(cpt_build_dir)/cptstat" -dir "$1" -keep-dead -json -pid "$2" 2>/dev/null | python3 -c '
 import json, sys
 d, pid = sys.argv[1:3]
-p = "%s/cptprov-%s.json" % (d, pid)
 try:
-    with open(p) as f:
-        j = json.load(f)
-except FileNotFoundError:
-    print("%s: missing" % p); sys.exit(0)
+    docs = json.load(sys.stdin) or []
 except Exception as e:
-    print("%s: unreadable: %s" % (p, e)); sys.exit(0)
+    print("%s/cptprov-%s.stats: unreadable: %s" % (d, pid, e)); sys.exit(0)
+if not docs:
+    print("%s/cptprov-%s.stats: missing" % (d, pid)); sys.exit(0)
+j = docs[0]
 parts = []
 for alg, c in sorted(j.get("algorithms", {}).items()):
     parts.append("%s ops=%s bytes=%s device=%s software=%s errors=%s" % (

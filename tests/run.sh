@@ -60,8 +60,10 @@ for g in "${groups[@]}"; do
 		run gcm_test tests/run-c.sh gcm_test
 		run gcm_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh gcm_test
 		run gcm_test_switching env CPTPROV_CPU_THRESHOLD=100 tests/run-c.sh gcm_test
-		run fork_test tests/run-c.sh fork_test
-		run panic_test build/panic_test --provider-path build
+		# the Go half in forked children: device operations only
+		run fork_test env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh fork_test
+		# panics injected into Go's update and final: device operations only
+		run panic_test env CPTPROV_CPU_THRESHOLD=0 build/panic_test --provider-path build
 		run lazy_test build/lazy_test --provider-path build
 		run sym_test tests/run-c.sh sym_test
 		run sym_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh sym_test

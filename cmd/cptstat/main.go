@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"cptprov/dispatch"
 	"cptprov/stats"
 )
 
@@ -34,7 +35,7 @@ func main() {
 	watch := flag.Duration("watch", 0, "refresh every interval, top-style")
 	prom := flag.Bool("prom", false, "Prometheus text format")
 	asJSON := flag.Bool("json", false, "JSON: the processes' documents")
-	keep := flag.Bool("keep-dead", false, "leave the files of exited processes")
+	keep := flag.Bool("keep-dead", false, "leave the files of exited processes, and show their last counters")
 	flag.Parse()
 	for {
 		procs, err := Load(*dir, !*keep)
@@ -72,10 +73,12 @@ func envOr(k, d string) string {
 	return d
 }
 
-var fileName = regexp.MustCompile(`^(.+)-([0-9]+)\.json$`)
+// fileName is a statistics area's file: cptprov-<pid>.stats.
+var fileName = regexp.MustCompile(`^cptprov-([0-9]+)\.stats$`)
 
-// Load reads the documents of dir, in pid order. A document whose process
-// no longer exists is skipped and, with clean, its file removed.
+// Load reads the statistics areas in dir: of the processes still running,
+// and either removes (clean) the files of those that exited or reads them
+// too, marked as exited.
 func Load(dir string, clean bool) ([]stats.Snapshot, error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -90,32 +93,60 @@ func Load(dir string, clean bool) ([]stats.Snapshot, error) {
 		if m == nil {
 			continue
 		}
-		pid, _ := strconv.Atoi(m[2])
+		pid, _ := strconv.Atoi(m[1])
 		path := filepath.Join(dir, e.Name())
-		if !alive(pid) {
-			if clean {
-				os.Remove(path)
-			}
-			continue
-		}
-		b, err := os.ReadFile(path)
+		b, err := stats.MapFile(path)
 		if err != nil {
-			continue // replaced under us, or gone: next time
+			continue // being created, or gone: next time
 		}
-		var s stats.Snapshot
-		if json.Unmarshal(b, &s) != nil || s.PID != pid {
+		exited := !alive(pid, stats.StartTime(b))
+		if exited && clean {
+			syscall.Munmap(b)
+			os.Remove(path)
 			continue
 		}
+		s, err := stats.ReadArea(b, dispatch.AlgName)
+		syscall.Munmap(b)
+		if err != nil || s.PID != pid {
+			continue
+		}
+		s.Exited = exited
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
 	return out, nil
 }
 
-// alive reports whether process pid exists (signal 0: no signal is sent).
-func alive(pid int) bool {
+// alive: the process runs, and is the one that made the area (started at
+// start, in clock ticks since boot; 0: unknown) rather than a later process
+// that was given the same pid.
+func alive(pid int, start uint64) bool {
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	if start == 0 {
+		return true
+	}
+	return procStartTime(pid) == start
+}
+
+// procStartTime is field 22 of /proc/<pid>/stat (0 if unreadable).
+func procStartTime(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
 }
 
 func filterPID(procs []stats.Snapshot, pid int) []stats.Snapshot {
@@ -179,7 +210,11 @@ func WriteTable(w io.Writer, procs []stats.Snapshot, perProcess bool) {
 	}
 	for _, d := range docs {
 		if perProcess {
-			fmt.Fprintf(w, "\npid %d (%s, %s)\n", d.PID, d.Backend, d.Time)
+			state := d.Time
+			if d.Exited {
+				state = "exited"
+			}
+			fmt.Fprintf(w, "\npid %d (%s, %s)\n", d.PID, d.Backend, state)
 		}
 		fmt.Fprintf(w, "\n%-22s %12s %14s %12s %12s %8s\n", "algorithm", "ops", "bytes", "device", "software", "errors")
 		for _, name := range sortedKeys(d.Algorithms) {

@@ -3,25 +3,45 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"unsafe"
 
 	"cptprov/stats"
 )
 
+// write makes the statistics area of a process holding s, as the
+// provider would: counters in their slots, device counters published.
 func write(t *testing.T, dir string, s stats.Snapshot) string {
 	t.Helper()
-	b, _ := json.Marshal(s)
-	path := filepath.Join(dir, "cptprov-"+strconv.Itoa(s.PID)+".json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	path := filepath.Join(dir, "cptprov-"+strconv.Itoa(s.PID)+".stats")
+	area, m, err := stats.CreateFile(path, s.PID, procStartTime(s.PID))
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer syscall.Munmap(m)
+	c := stats.New(area)
+	for name, v := range s.Algorithms {
+		a := c.Alg(name)
+		a.Ops.Add(v.Ops)
+		a.Bytes.Add(v.Bytes)
+		a.Device.Add(v.Device)
+		a.Software.Add(v.Software)
+		a.Errors.Add(v.Errors)
+	}
+	var d stats.DeviceCounters
+	for k, v := range s.Device {
+		d.Names = append(d.Names, k)
+		d.Values = append(d.Values, v)
+	}
+	d.Latency[0] = s.LatencyUS["se"]
+	stats.NewPublisher(area, s.Backend, func() stats.DeviceCounters { return d }).Publish()
 	return path
 }
 
@@ -86,7 +106,7 @@ func TestLoadTotalProm(t *testing.T) {
 			buckets++
 		}
 	}
-	if buckets != 10 || !strings.Contains(out, `cptprov_ops_total{pid="`+strconv.Itoa(os.Getpid())+`",algorithm="AES-256-GCM"} 3`) ||
+	if buckets != 2*2*stats.LatencyBuckets || !strings.Contains(out, `cptprov_ops_total{pid="`+strconv.Itoa(os.Getpid())+`",algorithm="AES-256-GCM"} 3`) ||
 		!strings.Contains(out, `le="+Inf"} 4`) {
 		t.Fatalf("%d buckets, prometheus output:\n%s", buckets, out)
 	}
@@ -94,5 +114,34 @@ func TestLoadTotalProm(t *testing.T) {
 	WriteTable(&tb, procs, true)
 	if !strings.Contains(tb.String(), "2 processes") || !strings.Contains(tb.String(), "p50 <4µs") {
 		t.Fatalf("table:\n%s", tb.String())
+	}
+}
+
+// A file whose pid now belongs to another process (a different start
+// time) is a dead process's: not shown, and removed.
+func TestPidReused(t *testing.T) {
+	dir := t.TempDir()
+	path := write(t, dir, doc(os.Getpid(), 1))
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := syscall.Mmap(int(f.Fd()), 0, int(unsafe.Sizeof(stats.Area{})), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	(*stats.Area)(unsafe.Pointer(&m[0])).StartTime++
+	syscall.Munmap(m)
+	procs, err := Load(dir, false)
+	if err != nil || len(procs) != 1 || !procs[0].Exited || procs[0].Algorithms["AES-256-GCM"].Ops != 1 {
+		t.Fatalf("-keep-dead: %v, %+v", err, procs)
+	}
+	procs, err = Load(dir, true)
+	if err != nil || len(procs) != 0 {
+		t.Fatalf("%v, %d processes", err, len(procs))
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("file left: %v", err)
 	}
 }

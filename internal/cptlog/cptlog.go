@@ -8,6 +8,7 @@ package cptlog
 import (
 	"fmt"
 	"io"
+	"log/syslog"
 	"os"
 	"strings"
 	"sync"
@@ -51,6 +52,7 @@ type Logger struct {
 	last    time.Time
 	dropped int
 	now     func() time.Time
+	sys     *syslog.Writer // instead of w: the syslog daemon
 }
 
 // New logs at level and above to w, each line prefixed (with the pid, say),
@@ -59,11 +61,28 @@ func New(w io.Writer, level Level, prefix string, burst int, every time.Duration
 	return &Logger{w: w, level: level, prefix: prefix, burst: burst, every: every, tokens: float64(burst), now: time.Now}
 }
 
-// Open is New for a destination: "" or "stderr", or a file opened for
+// openSyslog connects to the local syslog daemon (tests: a socket of
+// their own).
+var openSyslog = func() (*syslog.Writer, error) {
+	return syslog.New(syslog.LOG_DAEMON|syslog.LOG_INFO, "cptprov")
+}
+
+// Open is New for a destination: "" or "stderr", "syslog" (the local
+// syslog daemon, facility daemon, tag cptprov), or a file opened for
 // appending.
 func Open(dest string, level Level, prefix string) (*Logger, error) {
 	w := io.Writer(os.Stderr)
-	if dest != "" && dest != "stderr" {
+	switch dest {
+	case "", "stderr":
+	case "syslog":
+		sl, err := openSyslog()
+		if err != nil {
+			return nil, err
+		}
+		l := New(nil, level, prefix, 20, time.Second)
+		l.sys = sl
+		return l, nil
+	default:
 		f, err := os.OpenFile(dest, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, err
@@ -75,7 +94,7 @@ func Open(dest string, level Level, prefix string) (*Logger, error) {
 
 // Enabled reports whether events at level are written.
 func (l *Logger) Enabled(level Level) bool {
-	return l != nil && l.w != nil && level >= l.level && level < Off
+	return l != nil && (l.w != nil || l.sys != nil) && level >= l.level && level < Off
 }
 
 // Logf writes one line, unless the level is below the logger's or the rate
@@ -100,6 +119,21 @@ func (l *Logger) Logf(level Level, format string, args ...any) {
 	if l.dropped > 0 {
 		msg += fmt.Sprintf(" (%d earlier lines dropped by the rate limit)", l.dropped)
 		l.dropped = 0
+	}
+	if l.sys != nil {
+		// syslog stamps the time; the level picks the priority.
+		line := fmt.Sprintf("%s %s: %s", l.prefix, level, msg)
+		switch level {
+		case Debug:
+			l.sys.Debug(line)
+		case Info:
+			l.sys.Info(line)
+		case Warn:
+			l.sys.Warning(line)
+		default:
+			l.sys.Err(line)
+		}
+		return
 	}
 	fmt.Fprintf(l.w, "%s %s %s: %s\n", now.Format(time.RFC3339), l.prefix, level, msg)
 }

@@ -2,6 +2,9 @@ package cptlog
 
 import (
 	"bytes"
+	"log/syslog"
+	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,5 +41,43 @@ func TestLevelsAndRateLimit(t *testing.T) {
 	}
 	if lv, err := ParseLevel("INFO"); err != nil || lv != Info {
 		t.Fatalf("ParseLevel(INFO) = %v %v", lv, err)
+	}
+}
+
+// log_file = syslog: one datagram per line, at the priority of its level
+// (facility daemon), tagged cptprov.
+func TestSyslog(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "log")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	old := openSyslog
+	defer func() { openSyslog = old }()
+	openSyslog = func() (*syslog.Writer, error) {
+		return syslog.Dial("unixgram", sock, syslog.LOG_DAEMON|syslog.LOG_INFO, "cptprov")
+	}
+	l, err := Open("syslog", Info, "cptprov[7]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Logf(Debug, "not written")
+	l.Logf(Warn, "circuit open")
+	l.Logf(Info, "device started")
+	buf := make([]byte, 2048)
+	for _, want := range []string{"<28>", "<30>"} { // daemon (3<<3) | warning (4), | info (6)
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		n, err := conn.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := string(buf[:n])
+		if !strings.HasPrefix(line, want) || !strings.Contains(line, "cptprov[") || !strings.Contains(line, "cptprov[7]") {
+			t.Fatalf("datagram %q, want priority %s", line, want)
+		}
+		if (want == "<28>") != strings.Contains(line, "warn: circuit open") {
+			t.Fatalf("datagram %q", line)
+		}
 	}
 }

@@ -58,7 +58,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -99,16 +98,27 @@ var _ = [1]struct{}{}[C.CPT_KEY_HAS_DOMAIN-C.int(dispatch.KeyHasDomain)]
 var _ = [1]struct{}{}[C.CPT_EXCH_SCRATCH_SIZE-dispatch.ScratchSize]
 var _ = [1]struct{}{}[unsafe.Offsetof(C.struct_cpt_aead_shadow{}.run_tag)-unsafe.Offsetof(dispatch.AEADShadow{}.RunTag)]
 
+// The statistics area's Go twin matches the C layout (a compile error if not).
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_cpt_stats_area{})-unsafe.Sizeof(stats.Area{})]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_cpt_stats_area{}.published_ns)-unsafe.Offsetof(stats.Area{}.PublishedNS)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_cpt_stats_area{}.device)-unsafe.Offsetof(stats.Area{}.Device)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_cpt_stats_area{}.latency)-unsafe.Offsetof(stats.Area{}.Latency)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_cpt_stats_area{}.cpu)-unsafe.Offsetof(stats.Area{}.CPU)]
+	_ = [1]struct{}{}[unsafe.Offsetof(C.struct_cpt_stats_area{}.algs)-unsafe.Offsetof(stats.Area{}.Algs)]
+	_ = [1]struct{}{}[unsafe.Sizeof(C.struct_cpt_stats_alg{})-unsafe.Sizeof(stats.AreaAlg{})]
+	_ = [1]struct{}{}[C.CPT_STATS_ALGS-stats.AlgSlots+C.CPT_STATS_DEVICE-stats.DeviceSlots+C.CPT_STATS_BUCKETS-stats.LatencyBuckets+C.CPT_MAX_ALGS-stats.CPUSlots]
+	_ = [1]struct{}{}[stats.LatencyBuckets-cptdrv.LatencyBuckets]
+)
+
 // process is the device of this process and what operations need from it.
 type process struct {
 	dev      *simulator.Device
 	se, ae   *cptdrv.Queue
 	env      *dispatch.Env
 	counters *stats.Counters
-	writer   *stats.Writer
+	pub      *stats.Publisher // nil without a statistics area
 	log      *cptlog.Logger
-	// cpu is the C side's CPU-path counters (C.CPT_MAX_ALGS), C memory.
-	cpu *C.struct_cpt_cpu_counters
 }
 
 var (
@@ -264,57 +274,70 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 		log.Logf(cptlog.Info, "device started: %s, ring depth %d, request timeout %v, fallback %s",
 			dev.Name(), se.Depth(), qcfg.Timeout, fallback)
 	}
-	p := &process{dev: dev, se: se, ae: ae, counters: stats.New(), cpu: cfg.cpu_counters, log: log}
+	area := (*stats.Area)(unsafe.Pointer(cfg.stats_area))
+	p := &process{dev: dev, se: se, ae: ae, counters: stats.New(area), log: log}
 	p.env = dispatch.NewEnv(se, ae, p.counters, dev.Forget, os.Getpid())
-	if cfg.stats_dir != nil {
-		p.writer = stats.NewWriter(C.GoString(cfg.stats_dir), p.snapshot)
-		p.writer.Start()
+	if area != nil {
+		p.pub = stats.NewPublisher(area, dev.Name(), p.deviceCounters)
+		p.pub.Start()
 	}
 	return p, nil
 }
 
-func (p *process) snapshot() stats.Snapshot {
+// inFlight is how many submitted instructions await their completion.
+func inFlight(submitted, completed uint64) uint64 {
+	if completed > submitted {
+		return 0
+	}
+	return submitted - completed
+}
+
+// deviceCounters collects the queue and device counters the publisher
+// copies into the statistics area, always in the same order.
+func (p *process) deviceCounters() stats.DeviceCounters {
 	qs := p.se.Stats()
 	as := p.ae.Stats()
 	ds := p.dev.Stats()
-	algs := p.counters.Snapshot()
-	if p.cpu != nil {
-		cpu := unsafe.Slice(p.cpu, C.CPT_MAX_ALGS)
-		for id := range cpu {
-			name := dispatch.AlgName(id)
-			ops := atomic.LoadUint64((*uint64)(unsafe.Pointer(&cpu[id].ops)))
-			if name == "" || ops == 0 {
-				continue
-			}
-			a := algs[name]
-			a.Ops += ops
-			a.Software += ops
-			a.Bytes += atomic.LoadUint64((*uint64)(unsafe.Pointer(&cpu[id].bytes)))
-			algs[name] = a
-		}
+	d := stats.DeviceCounters{Latency: [2][]uint64{qs.Phases.Latency[:], as.Phases.Latency[:]}}
+	add := func(name string, v uint64) {
+		d.Names = append(d.Names, name)
+		d.Values = append(d.Values, v)
 	}
-	return stats.Snapshot{
-		Backend:    p.dev.Name(),
-		Algorithms: algs,
-		LatencyUS:  map[string][]uint64{"se": qs.Phases.Latency[:], "ae": as.Phases.Latency[:]},
-		Device: map[string]uint64{
-			"submitted": qs.Submitted, "completed": qs.Completed, "queue_full": qs.Full,
-			"stale_completions": qs.Stale, "timeouts": qs.Timeouts, "assisted": qs.Assisted,
-			"in_flight_max": qs.InFlightHi, "executed": ds.Executed, "errors": ds.Errors,
-			"faults": ds.Faults, "stalled": ds.Stalled,
-			"se_phase_samples": qs.Phases.Samples, "se_submit_ns": qs.Phases.Submit,
-			"se_wait_ns": qs.Phases.Wait, "se_engine_ns": qs.Phases.Engine,
-			"se_notify_ns": qs.Phases.Notify,
-			"ae_submitted": as.Submitted, "ae_assisted": as.Assisted,
-			"ae_phase_samples": as.Phases.Samples, "ae_submit_ns": as.Phases.Submit,
-			"ae_wait_ns": as.Phases.Wait, "ae_engine_ns": as.Phases.Engine,
-			"ae_notify_ns":    as.Phases.Notify,
-			"device_failures": qs.Failed + as.Failed, "retries": qs.Retries + as.Retries,
-			"fallbacks": qs.Fallbacks + as.Fallbacks, "circuit_opens": qs.Opens + as.Opens,
-			"resets": ds.Resets, "ae_timeouts": as.Timeouts,
-			"se_circuit_open": circuitOpen(qs.Circuit), "ae_circuit_open": circuitOpen(as.Circuit),
-		},
-	}
+	add("submitted", qs.Submitted)
+	add("completed", qs.Completed)
+	add("in_flight", inFlight(qs.Submitted, qs.Completed))
+	add("queue_full", qs.Full)
+	add("stale_completions", qs.Stale)
+	add("timeouts", qs.Timeouts)
+	add("assisted", qs.Assisted)
+	add("in_flight_max", qs.InFlightHi)
+	add("executed", ds.Executed)
+	add("errors", ds.Errors)
+	add("faults", ds.Faults)
+	add("stalled", ds.Stalled)
+	add("se_phase_samples", qs.Phases.Samples)
+	add("se_submit_ns", qs.Phases.Submit)
+	add("se_wait_ns", qs.Phases.Wait)
+	add("se_engine_ns", qs.Phases.Engine)
+	add("se_notify_ns", qs.Phases.Notify)
+	add("ae_submitted", as.Submitted)
+	add("ae_completed", as.Completed)
+	add("ae_in_flight", inFlight(as.Submitted, as.Completed))
+	add("ae_assisted", as.Assisted)
+	add("ae_phase_samples", as.Phases.Samples)
+	add("ae_submit_ns", as.Phases.Submit)
+	add("ae_wait_ns", as.Phases.Wait)
+	add("ae_engine_ns", as.Phases.Engine)
+	add("ae_notify_ns", as.Phases.Notify)
+	add("device_failures", qs.Failed+as.Failed)
+	add("retries", qs.Retries+as.Retries)
+	add("fallbacks", qs.Fallbacks+as.Fallbacks)
+	add("circuit_opens", qs.Opens+as.Opens)
+	add("resets", ds.Resets)
+	add("ae_timeouts", as.Timeouts)
+	add("se_circuit_open", circuitOpen(qs.Circuit))
+	add("ae_circuit_open", circuitOpen(as.Circuit))
+	return d
 }
 
 // openLog opens the configured log (log_level, log_file); a file that
@@ -378,8 +401,8 @@ func cptgo_shutdown() {
 	procMu.Lock()
 	p := proc
 	procMu.Unlock()
-	if p != nil && p.writer != nil {
-		p.writer.Stop()
+	if p != nil && p.pub != nil {
+		p.pub.Stop()
 	}
 }
 
@@ -389,8 +412,8 @@ func cptgo_flush() {
 	procMu.Lock()
 	p := proc
 	procMu.Unlock()
-	if p != nil && p.writer != nil {
-		p.writer.Flush()
+	if p != nil && p.pub != nil {
+		p.pub.Publish()
 	}
 }
 
