@@ -157,8 +157,8 @@ static unsigned test_rand(void)
  * would make the fd readable while the NEXT operation is still in flight,
  * and haproxy takes a readable async fd of a closing connection as "the job
  * is over" and frees the SSL (ssl_async_fd_free): the device would then
- * write into freed memory. The device sets done before it signals, so once
- * the count is read the outcome is in n.
+ * write into freed memory. The device sets done, then signals: the outcome
+ * is in n once done is seen, and the signal is certain to come.
  */
 int cptprov_async_wait(struct cpt_notifier *n)
 {
@@ -178,12 +178,11 @@ int cptprov_async_wait(struct cpt_notifier *n)
         return n->rc;
     }
 
-    while (read(n->fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
+    /* Not done yet (a spurious resume, too): pause. done is read first,
+     * which spares the read that would find the fd empty. */
+    while (!atomic_load_explicit(&n->done, memory_order_acquire)) {
         int registered_now = 0;
 
-        if (errno == EINTR)
-            continue;
-        /* EAGAIN: not signalled yet (or a spurious resume). */
         if (n->wctx == NULL)
             registered_now = notifier_register(n);
         if (n->wctx != NULL && ASYNC_pause_job())
@@ -195,5 +194,9 @@ int cptprov_async_wait(struct cpt_notifier *n)
         if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
             sched_yield();
     }
+    /* Done: the device's signal follows at once; consume exactly it. */
+    while (read(n->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        if (errno != EINTR && poll(&pfd, 1, -1) < 0 && errno != EINTR)
+            sched_yield();
     return n->rc;
 }
