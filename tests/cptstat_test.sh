@@ -16,9 +16,9 @@ cpt_mktemp_dir T cpt-cptstat
 STATS=$T/stats
 mkdir -p "$STATS"
 cpt_write_config "$T/openssl.cnf" "$STATS" "?provider=cptprov"
-OPENSSL_CONF=$T/openssl.cnf openssl speed -seconds 4 -bytes 16384 -evp aes-256-gcm >"$T/speed1.log" 2>&1 &
+OPENSSL_CONF=$T/openssl.cnf openssl speed -seconds 4 -bytes 65536 -evp aes-256-gcm >"$T/speed1.log" 2>&1 &
 S1=$!
-OPENSSL_CONF=$T/openssl.cnf openssl speed -seconds 4 -bytes 16384 -multi 2 -evp aes-128-gcm >"$T/speed2.log" 2>&1 &
+OPENSSL_CONF=$T/openssl.cnf openssl speed -seconds 4 -bytes 65536 -multi 2 -evp aes-128-gcm >"$T/speed2.log" 2>&1 &
 S2=$!
 sleep 2.5
 "$B/cptstat" -dir "$STATS" -prom >"$T/prom.txt" 2>&1

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
     EVP_CIPHER *c[3];
     EVP_CIPHER_CTX *ctx;
     unsigned char key[32] = { 0 }, iv[12] = { 0 }, buf[32] = { 0 };
-    static unsigned char big[16384];
+    static unsigned char big[65536];
     int n, mode = 0;
     size_t keylen = 0;
     const char *name = NULL;

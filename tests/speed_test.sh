@@ -16,7 +16,7 @@
 #   threshold-*   64-byte AES-CTR updates on the CPU path by default, on the
 #                 device with cpu_threshold_aes_ctr = 0 in openssl.cnf
 #
-# Each run is `-seconds 1 -bytes 16384` under `timeout`; the figures must
+# Each run is `-seconds 1 -bytes 65536` under `timeout`; the figures must
 # parse and be > 0.
 #
 # Usage: tests/speed_test.sh [-v] [-k]
@@ -35,7 +35,7 @@ FAULTS='delay:every=5,delay=1ms'
 
 FLAGS=(-provider-path "$BUILD" -provider cptprov -provider default
        -propquery provider=cptprov)
-BASE=(-elapsed -seconds 1 -bytes 16384 -evp aes-256-gcm)
+BASE=(-elapsed -seconds 1 -bytes 65536 -evp aes-256-gcm)
 
 selected() {
     [ -z "${SPEED_TEST_CASES:-}" ] || [[ " $SPEED_TEST_CASES " == *" $1 "* ]]
@@ -96,7 +96,7 @@ check_run() {
 finish_case() {
     local name=$1 log=$2 extra=${3:-}
     if [ ${#errs[@]} -eq 0 ]; then
-        cpt_pass "$name" "${FIG}k bytes/s (16 KiB blocks: above the CPU path's threshold), ${ELAPSED_MS} ms${extra:+, $extra}"
+        cpt_pass "$name" "${FIG}k bytes/s (64 KiB blocks: above the CPU path's threshold), ${ELAPSED_MS} ms${extra:+, $extra}"
     else
         cpt_fail "$name" "$(printf '%s; ' "${errs[@]}")(${ELAPSED_MS} ms)"
         grep -v '^\(compiler\|CPUINFO\|version\|built\|options\):' "$log" | tail -n 15 | sed 's/^/    /'
