@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
 #include <openssl/conf.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -132,6 +135,29 @@ void cptprov_config_init(const OSSL_DISPATCH *in)
  * OpenSSL 3.0 drops the errors of a provider its configuration fails to
  * activate, to stderr too (the log of nginx, haproxy, a service manager).
  */
+/*
+ * A refusal in the configured log too, in the Go side's format (that side
+ * never starts in a provider that refused): a file, or syslog (facility
+ * daemon, without openlog, whose ident belongs to the host).
+ */
+static void log_refusal(const char *dest, const char *msg)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    FILE *f;
+
+    if (strcmp(dest, "syslog") == 0) {
+        syslog(LOG_DAEMON | LOG_ERR, "cptprov[%ld] error: %s (not activated)", (long)getpid(), msg);
+        return;
+    }
+    if ((f = fopen(dest, "a")) == NULL)
+        return;
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    fprintf(f, "%s cptprov[%ld] error: %s (not activated)\n", stamp, (long)getpid(), msg);
+    fclose(f);
+}
+
 static int refuse(struct cptprov_ctx *p, const char *fmt, ...)
 {
     char msg[1024]; /* room for the names `algorithms` accepts */
@@ -142,6 +168,8 @@ static int refuse(struct cptprov_ctx *p, const char *fmt, ...)
     va_end(ap);
     cptprov_raise(p, CPT_R_BAD_CONFIG, OPENSSL_FILE, OPENSSL_LINE, "cptprov_config", "%s", msg);
     fprintf(stderr, "%s (cptprov not activated)\n", msg);
+    if (p->refusal_log != NULL)
+        log_refusal(p->refusal_log, msg);
     return 0;
 }
 
@@ -209,6 +237,20 @@ static int faults_ok(const char *plan)
 }
 
 /* Checks value v of key k; a count goes to *n. */
+/* stderr, syslog, or a file in an existing directory. */
+static int log_file_ok(const char *v)
+{
+    const char *slash = strrchr(v, '/');
+    char dir[4096];
+    struct stat st;
+
+    if (strcmp(v, "stderr") == 0 || strcmp(v, "syslog") == 0)
+        return 1;
+    snprintf(dir, sizeof(dir), "%.*s", slash == NULL ? 1 : slash == v ? 1 : (int)(slash - v),
+        slash == NULL ? "." : v);
+    return v[0] != '\0' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int check(struct cptprov_ctx *p, const struct key *k, const char *name, const char *v, long *n)
 {
     char range[96];
@@ -240,19 +282,10 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
             if (OPENSSL_strcasecmp(v, levels[*n]) == 0)
                 return 1;
         return bad(p, name, v, "use debug, info, warn, error or off");
-    case K_LOGFILE: {
-        const char *slash = strrchr(v, '/');
-        char dir[4096];
-        struct stat st;
-
-        if (strcmp(v, "stderr") == 0 || strcmp(v, "syslog") == 0)
-            return 1;
-        snprintf(dir, sizeof(dir), "%.*s", slash == NULL ? 1 : slash == v ? 1 : (int)(slash - v),
-            slash == NULL ? "." : v);
-        if (v[0] != '\0' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+    case K_LOGFILE:
+        if (log_file_ok(v))
             return 1;
         return bad(p, name, v, "use stderr, syslog or a file in an existing directory");
-    }
     case K_NOTIFY:
         if (strcmp(v, "auto") == 0 || strcmp(v, "fd") == 0) {
             *n = strcmp(v, "auto") == 0;
@@ -358,7 +391,7 @@ static int check_unknown_keys(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *han
     return ok;
 }
 
-int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
+static int config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
 {
     char *val[NKEYS] = { NULL }, *family[NFAMILIES] = { NULL };
     OSSL_PARAM params[NKEYS + NFAMILIES + 1];
@@ -379,6 +412,14 @@ int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
 
         if (env != NULL && env[0] != '\0')
             val[i] = (char *)env;
+    }
+    /* A configuration problem goes to the configured log as well, when the
+     * log keys themselves are good and let errors through. */
+    if (val[C_LOG_FILE] != NULL && strcmp(val[C_LOG_FILE], "stderr") != 0
+        && log_file_ok(val[C_LOG_FILE])
+        && (val[C_LOG_LEVEL] == NULL || OPENSSL_strcasecmp(val[C_LOG_LEVEL], "off") != 0))
+        p->refusal_log = val[C_LOG_FILE];
+    for (size_t i = 0; i < NKEYS; i++) {
         if (val[i] != NULL && !check(p, &keys[i], keys[i].name, val[i], &n[i]))
             return 0;
     }
@@ -424,4 +465,12 @@ int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
     cptprov_stats_configure(p->stats_dir);
     p->cfg.faults = p->faults;
     return 1;
+}
+
+int cptprov_config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
+{
+    int ok = config_read(p, handle);
+
+    p->refusal_log = NULL; /* it pointed at the section's values */
+    return ok;
 }

@@ -41,6 +41,9 @@ struct cptprov_ctx {
     size_t cpu_threshold[CPT_MAX_ALGS];
     /* What query_operation and get_capabilities offer (algset.c). */
     struct cptprov_algset *algs;
+    /* While the section is read: the log destination (a file or "syslog")
+     * a refusal goes to as well, NULL for none. */
+    const char *refusal_log;
 };
 
 /* The default provider in a library context of cptprov's own, for the CPU

@@ -280,5 +280,17 @@ else
 	echo "FAIL log_level = error still logged:"
 	head -5 "$LOG"
 fi
+# A configuration problem goes to the configured log too (and to stderr).
+: >"$LOG"
+cpt_write_config "$T/log_refused.cnf" "" "?provider=cptprov" "log_file = $LOG
+ring_depth = lots"
+OPENSSL_CONF="$T/log_refused.cnf" openssl list -providers >/dev/null 2>&1
+if grep -q 'cptprov\[[0-9]*\] error: cptprov: ring_depth = "lots" is not valid: .* (not activated)$' "$LOG"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL the refusal is not in the log $LOG:"
+	head -5 "$LOG"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
