@@ -9,9 +9,7 @@ package stats
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -327,19 +325,4 @@ func CreateFile(path string, pid int, startTime uint64) (*Area, []byte, error) {
 	a.Version, a.Size, a.PID, a.StartTime = AreaVersion, uint32(size), int64(pid), startTime
 	a.Magic = areaMagic
 	return a, m, nil
-}
-
-// SortedNames lists a snapshot's algorithms in order.
-func (s Snapshot) SortedNames() []string {
-	names := make([]string, 0, len(s.Algorithms))
-	for n := range s.Algorithms {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// String is a one-line summary, for logs and test failures.
-func (s Snapshot) String() string {
-	return fmt.Sprintf("pid %d, %d algorithms", s.PID, len(s.Algorithms))
 }
