@@ -115,6 +115,16 @@ if [ "${sub:-0}" -gt "${inl:-0}" ]; then
 else
     cpt_fail async "no asynchronous public-key instruction (submitted ${sub:-?}, inline ${inl:-?})"
 fi
+# Records: TLS 1.3's run on the CPU path by default (every record below
+# cpu_threshold_aes_gcm); TLS 1.2's GCM records go to the device, from
+# ASYNC jobs too.
+sub=$(cpt_stats_device_get "$STATS" "$WORKER" submitted)
+inl=$(cpt_stats_device_get "$STATS" "$WORKER" assisted)
+if [ "${sub:-0}" -gt "${inl:-0}" ]; then
+    cpt_pass async-records "$((sub - inl)) of $sub record instructions went through ASYNC jobs"
+else
+    cpt_fail async-records "no asynchronous record instruction (submitted ${sub:-?}, inline ${inl:-?})"
+fi
 
 # Handshakes cut off mid-flight: three openssl s_time clients open new
 # connections for 2 s each, three rounds, and drop the ones in progress at
