@@ -266,7 +266,7 @@ void cpt_opts_usage(FILE *f)
             "  --provider-path DIR    directory holding NAME.so (default build)\n"
             "  --stats-dir DIR        load the provider through a temporary openssl.cnf\n"
             "                         with stats_dir = DIR and check its counters (cptstat)\n"
-            "  --no-stats             skip the statistics file check\n"
+            "  --no-stats             skip the statistics check\n"
             "  --seed N               PRNG seed (default: time based; always printed)\n"
             "  --only a,b  --skip a,b select sub-tests by name\n"
             "  --strict-errors        a failing call must leave an error on the queue even\n"
@@ -1328,7 +1328,7 @@ void cpt_stats_check_paths(const cpt_env *env, const cpt_opts *o, const char *al
         return;
     }
     memset(&st, 0, sizeof(st));
-    /* the file is rewritten once a second */
+    /* the counters are live in the statistics area */
     for (double end = cpt_now() + 3.5; !ok && cpt_now() < end; usleep(100000))
         ok = cpt_stats_read(env->stats_dir, env->name, getpid(), alg, &st, why, sizeof(why))
              && st.found && st.ops > 0 && st.bytes > 0 && st.device > 0

@@ -10,9 +10,9 @@
 #   cpt_free_port                     a free TCP port on 127.0.0.1
 #   cpt_write_config FILE STATS_DIR [default_properties] [extra provider lines]
 #                                     an openssl.cnf loading default + cptprov
-#   cpt_stats_get DIR PID ALG FIELD   prints a counter of a stats file (or "")
+#   cpt_stats_get DIR PID ALG FIELD   prints a counter of a process's statistics (or "")
 #   cpt_stats_wait DIR PID ALG FIELD SECS   waits until FIELD > 0
-#   cpt_stats_show DIR PID            one-line summary of a stats file
+#   cpt_stats_show DIR PID            one-line summary of a process's statistics
 #   cpt_pass NAME [detail] / cpt_fail NAME [detail]   counting + one line
 #   cpt_finish                        prints "N passed, N failed", returns rc
 #   cpt_run_pid PIDFILE TIMEOUT CMD...  runs CMD under timeout, writing the

@@ -129,8 +129,8 @@ print(hashlib.sha256(b).hexdigest(), len(b))
 # ALG: the cptprov algorithm the negotiated SUITE must have used.
 # ENDS (variable, default both): which ends load cptprov: both, server, client.
 # KILL_SERVER=1: the server keeps listening and is killed (SIGTERM, no at-exit
-# handlers) 1.5 s after the client ended: its stats must come from the
-# periodic (once a second) write.
+# handlers) 1.5 s after the client ended: its counters, kept in place in
+# its statistics area, must be there all the same.
 run_case() {
     local name=$1 mode=$2 alg=$3 suite=$4 ends=${ENDS:-both}
     shift 4
@@ -196,7 +196,7 @@ run_case() {
     cli_pid=$(cat "$d/client.pid" 2>/dev/null)
 
     if [ ${#naccept[@]} -eq 0 ]; then
-        # Past the next periodic statistics write, then SIGTERM.
+        # A while after the client, then SIGTERM: no exit handler runs.
         sleep 1.5
         kill -0 "$srv_pid" 2>/dev/null || errs+=("s_server died before it was killed")
     elif ! cpt_wait_pid "$srv_pid" 10; then
