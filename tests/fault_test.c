@@ -232,20 +232,16 @@ static void soak(struct task *tasks, void **args, uint64_t n, int *results, unsi
         seconds, rounds * (unsigned long)n, rss0, rss_warm, rss_max, fds0, fds_max);
 }
 
-/* A counter of the statistics' "device" object, -1 if absent. */
-static long long device_counter(const char *name)
+/* A counter of the "device" object of a statistics document, -1 if absent. */
+static long long device_counter(const char *doc, const char *name)
 {
-    char key[64], *buf, *p;
-    long long v = -1;
-    size_t len;
+    char key[64];
+    const char *p;
 
-    if ((buf = cpt_stats_json(g_env.stats_dir, getpid(), &len)) == NULL)
-        return -1;
     snprintf(key, sizeof(key), "\"%s\":", name);
-    if ((p = strstr(buf, key)) != NULL)
-        v = strtoll(p + strlen(key), NULL, 10);
-    free(buf);
-    return v;
+    if (doc == NULL || (p = strstr(doc, key)) == NULL)
+        return -1;
+    return strtoll(p + strlen(key), NULL, 10);
 }
 
 int main(int argc, char **argv)
@@ -349,20 +345,25 @@ int main(int argc, char **argv)
     if (g_env.stats_dir[0] != '\0') {
         long long faults, fallbacks, failures, retries;
 
+        size_t len;
+        char *doc;
+
         usleep(300 * 1000); /* device counters reach the statistics area 4 times a second */
-        if (device_counter("faults") < 0) {
+        doc = cpt_stats_json(g_env.stats_dir, getpid(), &len);
+        if (device_counter(doc, "faults") < 0) {
             /* No device process at all (absent, no fallback): nothing to count. */
             CPT_CHECK(expect[0] == 'c', "the statistics area exists");
             printf("summary: plan \"%s\", fallback off: no device; operations %llu, wrong %zu, failed cleanly "
                    "%zu, hangs %d, fd leaks %d\n", getenv("CPTPROV_FAULTS") ? getenv("CPTPROV_FAULTS") : "",
                 (unsigned long long)nops, count[0][R_WRONG] + count[1][R_WRONG],
                 count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL], j.timed_out, leaked);
+            free(doc);
             goto done;
         }
-        faults = device_counter("faults");
-        fallbacks = device_counter("fallbacks");
-        failures = device_counter("device_failures");
-        retries = device_counter("retries");
+        faults = device_counter(doc, "faults");
+        fallbacks = device_counter(doc, "fallbacks");
+        failures = device_counter(doc, "device_failures");
+        retries = device_counter(doc, "retries");
         CPT_CHECK(faults > 0 || getenv("CPTPROV_FAULTS") == NULL || strcmp(getenv("CPTPROV_FAULTS"), "absent") == 0,
             "the statistics show the injected faults (%lld)", faults);
         if (expect[0] == 'o')
@@ -377,7 +378,8 @@ int main(int argc, char **argv)
             (unsigned long long)nops, (unsigned long long)(nops / 2), (unsigned long long)(nops - nops / 2),
             count[0][R_WRONG] + count[1][R_WRONG], count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL],
             j.timed_out, leaked, failures, retries, fallbacks,
-            device_counter("timeouts") + device_counter("ae_timeouts"), device_counter("resets"));
+            device_counter(doc, "timeouts") + device_counter(doc, "ae_timeouts"), device_counter(doc, "resets"));
+        free(doc);
     }
 done:
     if (soak_s > 0)
