@@ -146,12 +146,38 @@ static int cptprov_key_export(void *vk, int selection, OSSL_CALLBACK *cb, void *
     return 1;
 }
 
+/*
+ * The sizes EVP asks of every key it takes in (bits, security bits, max
+ * size; twice per TLS handshake): constants for X25519, answered without a
+ * call into Go. 1 done, -1 Go answers (other keys, other parameters).
+ */
+static int x25519_sizes(const struct cptprov_key *k, OSSL_PARAM params[])
+{
+    OSSL_PARAM *p;
+
+    if (k->kt->id != CPT_KEY_X25519)
+        return -1;
+    for (p = params; p->key != NULL; p++)
+        if (strcmp(p->key, OSSL_PKEY_PARAM_BITS) != 0 && strcmp(p->key, OSSL_PKEY_PARAM_SECURITY_BITS) != 0
+            && strcmp(p->key, OSSL_PKEY_PARAM_MAX_SIZE) != 0)
+            return -1;
+    for (p = params; p->key != NULL; p++) {
+        int v = strcmp(p->key, OSSL_PKEY_PARAM_BITS) == 0 ? 253
+            : strcmp(p->key, OSSL_PKEY_PARAM_SECURITY_BITS) == 0 ? 128
+                                                                 : 32;
+
+        if (!OSSL_PARAM_set_int(p, v))
+            return -1; /* Go reports the bad parameter */
+    }
+    return 1;
+}
+
 static int cptprov_key_get_params(void *vk, OSSL_PARAM params[])
 {
     struct cptprov_key *k = vk;
     struct cpt_status st = { 0, "" };
 
-    if (params == NULL || params[0].key == NULL)
+    if (params == NULL || params[0].key == NULL || x25519_sizes(k, params) == 1)
         return 1;
     GO_OR_FAIL(k->prov, api);
     if (api->key_get_params(k->kt->id, k->state, params, &st) != CPT_OK) {
