@@ -194,8 +194,17 @@ func Total(procs []stats.Snapshot) stats.Snapshot {
 }
 
 // The device counters a table shows, in this order.
-var tableDevice = []string{"submitted", "completed", "in_flight_max", "queue_full", "device_failures", "retries",
-	"fallbacks", "timeouts", "circuit_opens", "faults"}
+// tableDevice is what the table shows of the device counters, a line per
+// engine group (the symmetric group's counters have no prefix) and one for
+// the driver: label and counter.
+var tableDevice = [][][2]string{
+	{{"se: submitted", "submitted"}, {"completed", "completed"}, {"in flight", "in_flight"},
+		{"at most", "in_flight_max"}, {"inline", "assisted"}, {"ring full", "queue_full"}, {"timeouts", "timeouts"}},
+	{{"ae: submitted", "ae_submitted"}, {"completed", "ae_completed"}, {"in flight", "ae_in_flight"},
+		{"inline", "ae_assisted"}, {"timeouts", "ae_timeouts"}},
+	{{"device failures", "device_failures"}, {"retries", "retries"}, {"fallbacks", "fallbacks"},
+		{"circuit opens", "circuit_opens"}, {"faults", "faults"}},
+}
 
 // WriteTable prints the total (or each process) as a table.
 func WriteTable(w io.Writer, procs []stats.Snapshot, perProcess bool) {
@@ -222,10 +231,15 @@ func WriteTable(w io.Writer, procs []stats.Snapshot, perProcess bool) {
 			fmt.Fprintf(w, "%-22s %12d %14d %12d %12d %8d\n", name, a.Ops, a.Bytes, a.Device, a.Software, a.Errors)
 		}
 		fmt.Fprintln(w)
-		for _, k := range tableDevice {
-			fmt.Fprintf(w, "%s %d  ", k, d.Device[k])
+		for _, line := range tableDevice {
+			for i, c := range line {
+				if i > 0 {
+					fmt.Fprint(w, "  ")
+				}
+				fmt.Fprintf(w, "%s %d", c[0], d.Device[c[1]])
+			}
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w)
 		for _, q := range sortedKeys(d.LatencyUS) {
 			fmt.Fprintf(w, "%s latency (sampled): %s\n", q, quantiles(d.LatencyUS[q]))
 		}

@@ -112,7 +112,8 @@ func TestLoadTotalProm(t *testing.T) {
 	}
 	var tb bytes.Buffer
 	WriteTable(&tb, procs, true)
-	if !strings.Contains(tb.String(), "2 processes") || !strings.Contains(tb.String(), "p50 <4µs") {
+	if !strings.Contains(tb.String(), "2 processes") || !strings.Contains(tb.String(), "p50 <4µs") ||
+		!strings.Contains(tb.String(), "se: submitted 3  completed 0") || !strings.Contains(tb.String(), "ae: submitted 0") {
 		t.Fatalf("table:\n%s", tb.String())
 	}
 }
