@@ -8,80 +8,13 @@ import (
 	"time"
 )
 
-// flakyDevice is a Backend whose engines complete each instruction with the
-// code verdict returns for it (CompGood: executed, result RLen = DLen + 1),
-// and that takes nothing while hold is set. Instructions carry a request
-// number in DLen, so results can be matched to requests.
-type flakyDevice struct {
-	mu       sync.Mutex
-	q        *Queue
-	wake     chan struct{}
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	hold     atomic.Bool
-	absent   bool
-	verdict  atomic.Pointer[func(n uint64) uint8]
-	executed atomic.Uint64 // instructions an engine started
-}
-
-func newFlakyDevice(engines int, verdict func(n uint64) uint8) *flakyDevice {
-	d := &flakyDevice{wake: make(chan struct{}, 1), stop: make(chan struct{})}
+// newFlakyDevice is a fakeDevice whose engines complete each instruction
+// with the code verdict returns for it (CompGood: result RLen = DLen + 1, so
+// that no request's result is the zero one).
+func newFlakyDevice(engines int, verdict func(n uint64) uint8) *fakeDevice {
+	d := &fakeDevice{rlenDelta: 1}
 	d.verdict.Store(&verdict)
-	for i := 0; i < engines; i++ {
-		d.wg.Add(1)
-		go d.engine()
-	}
-	return d
-}
-
-func (d *flakyDevice) Name() string { return "flaky" }
-func (d *flakyDevice) Attach(q *Queue) error {
-	if d.absent {
-		return ErrAbsent
-	}
-	d.mu.Lock()
-	d.q = q
-	d.mu.Unlock()
-	return nil
-}
-func (d *flakyDevice) Detach(q *Queue) {}
-func (d *flakyDevice) Doorbell(q *Queue) {
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-}
-func (d *flakyDevice) close() { close(d.stop); d.wg.Wait() }
-
-func (d *flakyDevice) engine() {
-	defer d.wg.Done()
-	for {
-		d.mu.Lock()
-		q := d.q
-		d.mu.Unlock()
-		if q != nil && !d.hold.Load() {
-			if inst, ok := q.Next(); ok {
-				if !q.Started(inst.Tag) {
-					continue
-				}
-				n := d.executed.Add(1)
-				comp := (*d.verdict.Load())(n)
-				if comp == CompGood {
-					ResultAt(inst.ResPtr).Publish(CompGood, UCSuccess, inst.DLen+1)
-				} else {
-					ResultAt(inst.ResPtr).Publish(comp, 0, 0)
-				}
-				q.Complete(inst.Tag)
-				continue
-			}
-		}
-		select {
-		case <-d.wake:
-		case <-d.stop:
-			return
-		case <-time.After(100 * time.Microsecond):
-		}
-	}
+	return d.start(engines)
 }
 
 // soft is the fallback: the same result as the device, counted.
@@ -419,7 +352,7 @@ func TestFullQueueFallsBack(t *testing.T) {
 // No device at all: with a fallback the queue serves everything in
 // software; without one it cannot open.
 func TestAbsentDevice(t *testing.T) {
-	d := &flakyDevice{absent: true}
+	d := &fakeDevice{absent: true}
 	if _, err := NewQueue(d, QueueConfig{Group: GroupSE}); !errors.Is(err, ErrAbsent) {
 		t.Fatalf("no fallback: %v", err)
 	}

@@ -8,8 +8,11 @@ import (
 )
 
 // fakeDevice is a minimal Backend for driver tests: a few engine goroutines
-// that complete NOPs, optionally reporting every completion twice (a faulty
-// interrupt) or holding them back to fill the queue.
+// that complete NOPs with the code verdict returns for each (nil: always
+// CompGood; executed, result RLen = DLen + rlenDelta), optionally reporting
+// every completion twice (a faulty interrupt), taking nothing while hold is
+// set (to fill the queue or stall it), or absent altogether. Instructions
+// carry a request number in DLen, so results can be matched to requests.
 type fakeDevice struct {
 	mu        sync.Mutex
 	q         *Queue
@@ -17,12 +20,20 @@ type fakeDevice struct {
 	stop      chan struct{}
 	wg        sync.WaitGroup
 	duplicate bool
+	absent    bool
+	rlenDelta uint32
 	hold      atomic.Bool
-	executed  atomic.Uint64
+	verdict   atomic.Pointer[func(n uint64) uint8]
+	executed  atomic.Uint64 // instructions an engine started
 }
 
 func newFakeDevice(engines int, duplicate bool) *fakeDevice {
-	d := &fakeDevice{wake: make(chan struct{}, 1), stop: make(chan struct{}), duplicate: duplicate}
+	return (&fakeDevice{duplicate: duplicate}).start(engines)
+}
+
+// start runs the device's engines.
+func (d *fakeDevice) start(engines int) *fakeDevice {
+	d.wake, d.stop = make(chan struct{}, 1), make(chan struct{})
 	for i := 0; i < engines; i++ {
 		d.wg.Add(1)
 		go d.engine()
@@ -32,6 +43,9 @@ func newFakeDevice(engines int, duplicate bool) *fakeDevice {
 
 func (d *fakeDevice) Name() string { return "fake" }
 func (d *fakeDevice) Attach(q *Queue) error {
+	if d.absent {
+		return ErrAbsent
+	}
 	d.mu.Lock()
 	d.q = q
 	d.mu.Unlock()
@@ -57,8 +71,16 @@ func (d *fakeDevice) engine() {
 				if !q.Started(inst.Tag) {
 					continue
 				}
-				d.executed.Add(1)
-				ResultAt(inst.ResPtr).Publish(CompGood, UCSuccess, inst.DLen)
+				n := d.executed.Add(1)
+				comp := uint8(CompGood)
+				if v := d.verdict.Load(); v != nil {
+					comp = (*v)(n)
+				}
+				if comp == CompGood {
+					ResultAt(inst.ResPtr).Publish(CompGood, UCSuccess, inst.DLen+d.rlenDelta)
+				} else {
+					ResultAt(inst.ResPtr).Publish(comp, 0, 0)
+				}
 				q.Complete(inst.Tag)
 				if d.duplicate {
 					q.Complete(inst.Tag)
@@ -70,7 +92,7 @@ func (d *fakeDevice) engine() {
 		case <-d.wake:
 		case <-d.stop:
 			return
-		case <-time.After(200 * time.Microsecond):
+		case <-time.After(100 * time.Microsecond):
 		}
 	}
 }
