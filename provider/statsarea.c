@@ -49,17 +49,23 @@ void cptprov_stats_configure(const char *dir)
     pthread_mutex_unlock(&area_mu);
 }
 
+/*
+ * Creation runs under area_mu, possibly on a 32 KiB ASYNC job stack: its
+ * buffers are static rather than locals.
+ */
+static char stat_buf[1024], area_path[4096 + 64];
+
 /* Field 22 of /proc/self/stat, after the parenthesised command name. */
 static uint64_t start_time(void)
 {
-    char buf[1024], *p;
+    char *buf = stat_buf, *p;
     unsigned long long v = 0;
     FILE *f = fopen("/proc/self/stat", "re");
     size_t n;
 
     if (f == NULL)
         return 0;
-    n = fread(buf, 1, sizeof(buf) - 1, f);
+    n = fread(buf, 1, sizeof(stat_buf) - 1, f);
     fclose(f);
     buf[n] = '\0';
     if ((p = strrchr(buf, ')')) == NULL)
@@ -74,11 +80,11 @@ static uint64_t start_time(void)
 
 static struct cpt_stats_area *area_create(const char *dir)
 {
-    char path[4096 + 64];
+    char *path = area_path;
     struct cpt_stats_area *a;
     int fd;
 
-    snprintf(path, sizeof(path), "%s/cptprov-%ld.stats", dir, (long)getpid());
+    snprintf(path, sizeof(area_path), "%s/cptprov-%ld.stats", dir, (long)getpid());
     fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return NULL;
