@@ -218,6 +218,8 @@ struct cptprov_key {
     unsigned char state[] __attribute__((aligned(16)));
 };
 int cptprov_key_type_id(const struct cptprov_key *k);
+/* keymgmt's has(): whether k holds the parts selection (OSSL_KEYMGMT_SELECT_*) names. */
+int cptprov_key_has(const void *k, int selection);
 int cptprov_key_up_ref(struct cptprov_key *k);
 void cptprov_key_free(void *k);
 

@@ -84,13 +84,8 @@ static int cptprov_exch_set_peer(void *vx, void *vk)
  */
 static int x25519_size(const struct cptprov_exch *x, size_t *secretlen)
 {
-    const struct cpt_key_head *k, *pk;
-
-    if (x->kt != CPT_KEY_X25519 || x->key == NULL || x->peer == NULL)
-        return 0;
-    k = (const struct cpt_key_head *)x->key->state;
-    pk = (const struct cpt_key_head *)x->peer->state;
-    if (!(k->has & CPT_KEY_HAS_PRIVATE) || !(pk->has & CPT_KEY_HAS_PUBLIC))
+    if (x->kt != CPT_KEY_X25519 || !cptprov_key_has(x->key, OSSL_KEYMGMT_SELECT_PRIVATE_KEY)
+        || !cptprov_key_has(x->peer, OSSL_KEYMGMT_SELECT_PUBLIC_KEY))
         return 0;
     *secretlen = 32;
     return 1;

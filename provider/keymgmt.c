@@ -63,7 +63,7 @@ static struct cptprov_key *key_new(struct cptprov_ctx *prov, const struct cptpro
     return k;
 }
 
-static int cptprov_key_has(const void *vk, int selection)
+int cptprov_key_has(const void *vk, int selection)
 {
     const struct cptprov_key *k = vk;
     int ok = k != NULL;

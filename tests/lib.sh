@@ -132,7 +132,8 @@ cpt_write_config() {
 
 # cpt_stats_doc DIR PID FILTER: runs the Python expression FILTER on the
 # process's statistics (cptstat -json, exited processes included) bound to
-# j; prints an integer result, or nothing when the process has no area.
+# j; prints an integer or string result, or nothing when the process has no
+# area.
 cpt_stats_doc() {
     "$(cpt_build_dir)/cptstat" -dir "$1" -keep-dead -json -pid "$2" 2>/dev/null | python3 -c '
 import json, sys
@@ -147,7 +148,7 @@ try:
     v = eval(sys.argv[1])
 except Exception:
     sys.exit(0)
-if isinstance(v, int) and not isinstance(v, bool):
+if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
     print(v)
 ' "$3"
 }
@@ -191,23 +192,12 @@ cpt_stats_wait() {
 
 # cpt_stats_show DIR PID: a one-line summary of every algorithm's counters.
 cpt_stats_show() {
-    "$(cpt_build_dir)/cptstat" -dir "$1" -keep-dead -json -pid "$2" 2>/dev/null | python3 -c '
-import json, sys
-d, pid = sys.argv[1:3]
-try:
-    docs = json.load(sys.stdin) or []
-except Exception as e:
-    print("%s/cptprov-%s.stats: unreadable: %s" % (d, pid, e)); sys.exit(0)
-if not docs:
-    print("%s/cptprov-%s.stats: missing" % (d, pid)); sys.exit(0)
-j = docs[0]
-parts = []
-for alg, c in sorted(j.get("algorithms", {}).items()):
-    parts.append("%s ops=%s bytes=%s device=%s software=%s errors=%s" % (
-        alg, c.get("ops"), c.get("bytes"), c.get("device"), c.get("software"),
-        c.get("errors")))
-print("pid %s: %s" % (j.get("pid"), "; ".join(parts) if parts else "no algorithms"))
-' "$1" "$2"
+    local line
+    line=$(cpt_stats_doc "$1" "$2" '"pid %s: %s" % (j.get("pid"), "; ".join(
+        "%s ops=%s bytes=%s device=%s software=%s errors=%s" % (alg, c.get("ops"), c.get("bytes"),
+            c.get("device"), c.get("software"), c.get("errors"))
+        for alg, c in sorted(j.get("algorithms", {}).items())) or "no algorithms")')
+    echo "${line:-$1/cptprov-$2.stats: missing}"
 }
 
 cpt_pass() {
