@@ -22,6 +22,10 @@ type Env struct {
 	Counters *stats.Counters
 	// Forget drops a key from the device's expanded-key cache.
 	Forget func(keyID uint64)
+	// Checks counts private-key results that failed their check before
+	// release; OnCheckFailed (may be nil) hears of each, for the log.
+	Checks        CheckCounters
+	OnCheckFailed func(CheckEvent)
 
 	keyIDs  atomic.Uint64
 	pidTag  uint64

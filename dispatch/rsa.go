@@ -441,34 +441,6 @@ func (rsaKT) Derive(env *Env, key, peer, scratch, out unsafe.Pointer, outsize in
 	return 0, false, errorf(ReasonBadParameter, "RSA keys do not derive")
 }
 
-// rsaPrivate computes in^d mod n into out (nLen bytes, C memory) on the
-// device, with CRT when the key has its factors.
-func rsaPrivate(env *Env, k *rsaKey, in, out []byte, w Waiter) (bool, *Error) {
-	l := int(k.nLen)
-	var inst cptdrv.Instruction
-	var run_ *scratchRun
-	if k.hasCRT != 0 {
-		pl := int(k.pLen)
-		run_ = dmaScratch(env, 5*pl+l)
-		ops := run_.b
-		copy(ops, k.p[:pl])
-		copy(ops[pl:], k.q[:pl])
-		copy(ops[2*pl:], k.dp[:pl])
-		copy(ops[3*pl:], k.dq[:pl])
-		copy(ops[4*pl:], k.qinv[:pl])
-		setNum(ops[5*pl:], in)
-		inst = cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorModExp, cptdrv.MinorModExpCRT), Param1: uint16(l), Param2: uint16(pl)}
-	} else {
-		run_ = dmaScratch(env, 3*l)
-		ops := run_.b
-		copy(ops, k.N())
-		copy(ops[l:], k.d[:l])
-		setNum(ops[2*l:], in)
-		inst = cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorModExp, cptdrv.MinorModExpPlain), Param1: uint16(l), Param2: uint16(l)}
-	}
-	return rsaRun(env, run_, &inst, out, w)
-}
-
 // rsaPublic computes in^e mod n into out on the device.
 func rsaPublic(env *Env, k *rsaKey, in, out []byte, w Waiter) (bool, *Error) {
 	l, el := int(k.nLen), int(k.eLen)

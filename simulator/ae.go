@@ -56,8 +56,10 @@ func aeResult(out []byte, res []byte, err error, zeroOnInput bool) (comp, uc uin
 	return cptdrv.CompGood, cptdrv.UCBadPoint, 0
 }
 
-// modExp executes MajorModExp.
-func (d *Device) modExp(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
+// modExp executes MajorModExp. With crtFault a CRT exponentiation gets one
+// half wrong, as an engine with a flipped bit would: dP or dQ, in turn,
+// read with one bit changed.
+func (d *Device) modExp(inst *cptdrv.Instruction, crtFault bool) (comp, uc uint8, rlen uint32) {
 	l, e := int(inst.Param1), int(inst.Param2)
 	out, ok := output(inst, l)
 	if !ok || l == 0 {
@@ -81,13 +83,31 @@ func (d *Device) modExp(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) 
 		if !ok {
 			return cptdrv.CompBadInst, 0, 0
 		}
-		res, err := asym.ModExpCRT(f[5], f[0], f[1], f[2], f[3], f[4])
+		dP, dQ := f[2], f[3]
+		if crtFault {
+			if d.crtStrikes.Add(1)&1 == 1 {
+				dP = flipBit(dP)
+			} else {
+				dQ = flipBit(dQ)
+			}
+		}
+		res, err := asym.ModExpCRT(f[5], f[0], f[1], dP, dQ, f[4])
 		if err == nil && len(res) != l {
 			return cptdrv.CompGood, cptdrv.UCBadLength, 0
 		}
 		return aeResult(out, res, err, false)
 	}
 	return cptdrv.CompBadInst, 0, 0
+}
+
+// flipBit returns a copy of b with its second-lowest bit changed (the
+// lowest of a CRT exponent is always 1).
+func flipBit(b []byte) []byte {
+	c := append([]byte(nil), b...)
+	if len(c) > 0 {
+		c[len(c)-1] ^= 2
+	}
+	return c
 }
 
 // ecc executes MajorECC.

@@ -54,6 +54,7 @@ type Device struct {
 	once    sync.Once
 
 	executed, errors, faulted, stalled, resets atomic.Uint64
+	crtStrikes                                 atomic.Uint64 // CRT faults so far: which half the next one hits
 }
 
 // group is one engine group: its engines serve every queue attached to it.
@@ -285,6 +286,7 @@ func (g *group) pending() bool {
 // twice.
 func (d *Device) execute(q *cptdrv.Queue, inst *cptdrv.Instruction) {
 	d.executed.Add(1)
+	var strike FaultKind
 	if p := d.faults.Load(); p != nil {
 		switch f := p.next(inst); f.Kind {
 		case FaultError:
@@ -310,12 +312,15 @@ func (d *Device) execute(q *cptdrv.Queue, inst *cptdrv.Instruction) {
 		case FaultFull:
 			d.faulted.Add(1)
 			d.groups[inst.Group].pause(f.Delay)
+		case FaultCRT:
+			d.faulted.Add(1)
+			strike = FaultCRT
 		}
 	}
 	if !q.Started(inst.Tag) {
 		return // the driver gave up on it while it waited
 	}
-	comp, uc, rlen := d.run(inst)
+	comp, uc, rlen := d.run(inst, strike)
 	if comp != cptdrv.CompGood || uc != cptdrv.UCSuccess {
 		d.errors.Add(1)
 	}
@@ -354,14 +359,16 @@ func (d *Device) reset() {
 // the driver's fallback when the device fails an instruction, and what a
 // real device's driver would fall back to as well.
 func (d *Device) Compute(inst *cptdrv.Instruction) {
-	comp, uc, rlen := d.run(inst)
+	comp, uc, rlen := d.run(inst, FaultNone)
 	cptdrv.ResultAt(inst.ResPtr).Publish(comp, uc, rlen)
 }
 
 // run dispatches on the opcode. A panic in a handler (a bug, or memory the
 // instruction should not have named) becomes a fault completion: the device
 // never takes the host down.
-func (d *Device) run(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
+// strike is a fault that changes what the engine computes (FaultCRT), or
+// FaultNone.
+func (d *Device) run(inst *cptdrv.Instruction, strike FaultKind) (comp, uc uint8, rlen uint32) {
 	// An unmapped address in an instruction must fail the instruction, as
 	// a DMA fault does on the real device, not the process.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -389,7 +396,7 @@ func (d *Device) run(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 		}
 		switch inst.Op >> 8 {
 		case cptdrv.MajorModExp:
-			return d.modExp(inst)
+			return d.modExp(inst, strike == FaultCRT)
 		case cptdrv.MajorECC:
 			return d.ecc(inst)
 		}

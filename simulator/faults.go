@@ -21,10 +21,11 @@ const (
 	FaultStall           // never execute nor complete
 	FaultReset           // reset the device: every queued instruction fails
 	FaultFull            // the group's engines take nothing for Delay: the ring fills up
+	FaultCRT             // a CRT exponentiation completes with one half wrong
 )
 
 func (k FaultKind) String() string {
-	return [...]string{"none", "error", "delay", "stall", "reset", "full"}[k]
+	return [...]string{"none", "error", "delay", "stall", "reset", "full", "crt"}[k]
 }
 
 // Fault is one injected fault.
@@ -104,7 +105,7 @@ func (p *FaultPlan) next(inst *cptdrv.Instruction) Fault {
 func errUnknownGroup(g uint8) error { return fmt.Errorf("simulator: no engine group %d", g) }
 
 // ParseFaultPlan reads a plan written as rules separated by ';', each
-// "kind[:key=value,...]" with kind error, delay, stall, reset, full or
+// "kind[:key=value,...]" with kind error, delay, stall, reset, full, crt or
 // absent, and keys every, rate (a probability), seed, skip, limit, delay (a
 // duration: how long a delay lasts, or how long a full ring stays full) and
 // op (hex opcode), for example
@@ -134,6 +135,11 @@ func ParseFaultPlan(s string) (*FaultPlan, error) {
 		case "full":
 			r.Kind = FaultFull
 			r.Delay = 10 * time.Millisecond
+		case "crt":
+			// Counts and strikes RSA CRT exponentiations only: the fault
+			// a private-key operation must catch before its result leaves.
+			r.Kind = FaultCRT
+			r.Op = cptdrv.Op(cptdrv.MajorModExp, cptdrv.MinorModExpCRT)
 		case "absent":
 			if args != "" {
 				return nil, fmt.Errorf("simulator: fault %q: absent takes no keys", part)
@@ -141,7 +147,7 @@ func ParseFaultPlan(s string) (*FaultPlan, error) {
 			absent = true
 			continue
 		default:
-			return nil, fmt.Errorf("simulator: fault %q: kind must be error, delay, stall, reset, full or absent", part)
+			return nil, fmt.Errorf("simulator: fault %q: kind must be error, delay, stall, reset, full, crt or absent", part)
 		}
 		if args != "" {
 			for _, kv := range strings.Split(args, ",") {

@@ -277,6 +277,7 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 	area := (*stats.Area)(unsafe.Pointer(cfg.stats_area))
 	p := &process{dev: dev, se: se, ae: ae, counters: stats.New(area), log: log}
 	p.env = dispatch.NewEnv(se, ae, p.counters, dev.Forget, os.Getpid())
+	p.env.OnCheckFailed = logCheckFailed(log)
 	if area != nil {
 		p.pub = stats.NewPublisher(area, dev.Name(), p.deviceCounters)
 		p.pub.Start()
@@ -336,7 +337,28 @@ func (p *process) deviceCounters() stats.DeviceCounters {
 	add("ae_timeouts", as.Timeouts)
 	add("se_circuit_open", circuitOpen(qs.Circuit))
 	add("ae_circuit_open", circuitOpen(as.Circuit))
+	add("results_rejected", p.env.Checks.Rejected.Load())
+	add("results_recomputed", p.env.Checks.Recomputed.Load())
 	return d
+}
+
+// logCheckFailed logs each private-key result that failed its check: a
+// device computing wrong results, or a key whose CRT values are wrong.
+func logCheckFailed(log *cptlog.Logger) func(dispatch.CheckEvent) {
+	return func(ev dispatch.CheckEvent) {
+		where, what := "device", "plain"
+		if ev.Software {
+			where = "software fallback"
+		}
+		if ev.CRT {
+			what = "CRT"
+		}
+		if ev.Recomputed {
+			log.Logf(cptlog.Warn, "%s-%d private-key result (%s, %s) failed its check: not released, recomputed without CRT (a faulty device, or a key whose dP, dQ or qInv is wrong)", ev.Alg, ev.Bits, what, where)
+		} else {
+			log.Logf(cptlog.Error, "%s-%d private-key result (%s, %s) failed its check: not released, the operation fails (a faulty device, or an inconsistent key)", ev.Alg, ev.Bits, what, where)
+		}
+	}
 }
 
 // openLog opens the configured log (log_level, log_file); a file that
