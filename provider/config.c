@@ -198,7 +198,8 @@ static int parse_switch(const char *v)
  */
 static int faults_ok(const char *plan)
 {
-    static const char *const kinds[] = { "error", "delay", "stall", "reset", "full", "absent" };
+    static const char *const kinds[] = { "error", "delay", "stall", "reset", "full", "crt", "absent" };
+    const size_t nkinds = sizeof(kinds) / sizeof(kinds[0]), absent = nkinds - 1;
     static const char *const fkeys[] = { "every", "rate", "seed", "skip", "limit", "delay", "op" };
     char *copy = OPENSSL_strdup(plan), *save = NULL, *rule;
     int ok = copy != NULL, rules = 0;
@@ -213,9 +214,9 @@ static int faults_ok(const char *plan)
             continue;
         if (args != NULL)
             *args++ = '\0';
-        for (k = 0; k < 6 && strcmp(rule, kinds[k]) != 0; k++)
+        for (k = 0; k < nkinds && strcmp(rule, kinds[k]) != 0; k++)
             ;
-        ok = k < 6 && !(k == 5 && args != NULL);
+        ok = k < nkinds && !(k == absent && args != NULL);
         rules++;
         for (kv = ok && args ? strtok_r(args, ",", &save2) : NULL; ok && kv != NULL; kv = strtok_r(NULL, ",", &save2)) {
             char *eq = strchr(kv, '=');
@@ -302,7 +303,7 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
         if (faults_ok(v))
             return 1;
         return bad(p, name, v,
-            "use rules kind[:key=value,...] separated by ';', kinds error, delay, stall, reset, full, absent, "
+            "use rules kind[:key=value,...] separated by ';', kinds error, delay, stall, reset, full, crt, absent, "
             "keys every, rate, seed, skip, limit, delay, op");
     case K_ALGORITHMS:
         return 1; /* checked as it is applied: choose_algorithms */

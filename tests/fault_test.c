@@ -1,10 +1,13 @@
 /*
  * fault_test.c - cptprov while the device misbehaves (CPTPROV_FAULTS).
  *
- * Runs operations of six kinds through cptprov -- SHA-256 and AES-256-GCM
- * of 40 KiB, HMAC-SHA256, RSA-2048 PKCS#1 signatures, ECDH P-256 and
- * X25519 derivations -- synchronously and inside ASYNC jobs, and compares
- * every output with the default provider's. With --expect ok (the software
+ * Runs operations of nine kinds through cptprov -- SHA-256 and AES-256-GCM
+ * of 40 KiB, HMAC-SHA256, RSA-2048 PKCS#1 signatures, RSA-2048 PKCS#1,
+ * OAEP and TLS pre-master-secret decryptions, ECDH P-256 and X25519
+ * derivations -- synchronously and inside ASYNC jobs, and compares every
+ * output with the default provider's. The TLS mode is the one where a
+ * wrong private-key result would pass unnoticed: a bad padding yields
+ * random bytes and success. With --expect ok (the software
  * fallback on) every operation must succeed with the right output; with
  * --expect clean (fallback off) each must either succeed with the right
  * output or fail with an error on the error queue, and some must fail. In
@@ -31,9 +34,9 @@
 
 #include "common.h"
 
-enum { K_SHA, K_GCM, K_HMAC, K_RSA, K_ECDH, K_X25519, NKINDS };
-static const char *const kind_name[NKINDS] = { "SHA-256", "AES-256-GCM", "HMAC-SHA256", "RSA-2048", "ECDH-P256",
-    "X25519" };
+enum { K_SHA, K_GCM, K_HMAC, K_RSA, K_RSA_PKCS1, K_RSA_OAEP, K_RSA_TLS, K_ECDH, K_X25519, NKINDS };
+static const char *const kind_name[NKINDS] = { "SHA-256", "AES-256-GCM", "HMAC-SHA256", "RSA-2048",
+    "RSA-2048-decrypt-PKCS1", "RSA-2048-decrypt-OAEP", "RSA-2048-decrypt-TLS", "ECDH-P256", "X25519" };
 
 #define BIG 40960 /* above every CPU-path threshold: the device's business */
 #define OUTSZ (BIG + 64)
@@ -42,6 +45,9 @@ static cpt_env g_env;
 static unsigned char g_data[BIG], g_key[32], g_iv[12];
 static EVP_PKEY *g_rsa, *g_ec[2], *g_x[2]; /* made by the default provider */
 static unsigned char g_want[NKINDS][OUTSZ];
+/* Ciphertexts of g_data's first 48 bytes for the decryption kinds (by
+ * the default provider; the TLS one carries version 0x0303 first). */
+static unsigned char g_ct[3][256];
 static size_t g_want_len[NKINDS];
 
 static size_t op_digest(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
@@ -93,6 +99,56 @@ static size_t op_sign(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
     return ok ? l : 0;
 }
 
+static const int dec_pad[3] = { RSA_PKCS1_PADDING, RSA_PKCS1_OAEP_PADDING, RSA_PKCS1_WITH_TLS_PADDING };
+
+static size_t rsa_decrypt(OSSL_LIB_CTX *lc, const char *pq, int i, unsigned char *out)
+{
+    EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(lc, g_rsa, pq);
+    unsigned int ver = 0x0303;
+    OSSL_PARAM p[] = { OSSL_PARAM_construct_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION, &ver), OSSL_PARAM_END };
+    size_t l = OUTSZ;
+    int ok = pc != NULL && EVP_PKEY_decrypt_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, dec_pad[i]) > 0
+        && (dec_pad[i] != RSA_PKCS1_WITH_TLS_PADDING || EVP_PKEY_CTX_set_params(pc, p) > 0)
+        && EVP_PKEY_decrypt(pc, out, &l, g_ct[i], sizeof(g_ct[i])) > 0;
+
+    EVP_PKEY_CTX_free(pc);
+    return ok ? l : 0;
+}
+
+static size_t op_dec_pkcs1(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
+{
+    return rsa_decrypt(lc, pq, 0, out);
+}
+
+static size_t op_dec_oaep(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
+{
+    return rsa_decrypt(lc, pq, 1, out);
+}
+
+static size_t op_dec_tls(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
+{
+    return rsa_decrypt(lc, pq, 2, out);
+}
+
+/* The ciphertexts, made once by the default provider. */
+static int make_ciphertexts(void)
+{
+    int ok = 1;
+
+    g_data[0] = 0x03;
+    g_data[1] = 0x03;
+    for (int i = 0; i < 3 && ok; i++) {
+        EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(g_env.ref_libctx, g_rsa, "provider=default");
+        size_t l = sizeof(g_ct[i]);
+
+        ok = pc != NULL && EVP_PKEY_encrypt_init(pc) > 0
+            && EVP_PKEY_CTX_set_rsa_padding(pc, i == 1 ? RSA_PKCS1_OAEP_PADDING : RSA_PKCS1_PADDING) > 0
+            && EVP_PKEY_encrypt(pc, g_ct[i], &l, g_data, 48) > 0 && l == sizeof(g_ct[i]);
+        EVP_PKEY_CTX_free(pc);
+    }
+    return ok;
+}
+
 static size_t derive(OSSL_LIB_CTX *lc, const char *pq, EVP_PKEY *const pair[2], unsigned char *out)
 {
     EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(lc, pair[0], pq);
@@ -115,7 +171,7 @@ static size_t op_x25519(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
 }
 
 static size_t (*const op_fn[NKINDS])(OSSL_LIB_CTX *, const char *, unsigned char *) = { op_digest, op_gcm,
-    op_hmac, op_sign, op_ecdh, op_x25519 };
+    op_hmac, op_sign, op_dec_pkcs1, op_dec_oaep, op_dec_tls, op_ecdh, op_x25519 };
 
 /* What one operation came to. */
 enum { R_GOOD, R_WRONG, R_CLEAN_FAIL, R_SILENT_FAIL };
@@ -291,6 +347,7 @@ int main(int argc, char **argv)
     g_x[0] = keygen("X25519", NULL);
     g_x[1] = keygen("X25519", NULL);
     CPT_CHECK(g_rsa && g_ec[0] && g_ec[1] && g_x[0] && g_x[1], "keys from the default provider");
+    CPT_CHECK(g_rsa && make_ciphertexts(), "RSA ciphertexts from the default provider");
     for (int k = 0; k < NKINDS; k++)
         CPT_CHECK((g_want_len[k] = op_fn[k](g_env.ref_libctx, "provider=default", g_want[k])) > 0,
             "the default provider's %s", kind_name[k]);
@@ -343,7 +400,8 @@ int main(int argc, char **argv)
     CPT_CHECK(fds1 <= fds0, "no more open fds than the %d before (%d)", fds0, fds1);
     leaked = fds1 > fds0 ? fds1 - fds0 : 0;
     if (g_env.stats_dir[0] != '\0') {
-        long long faults, fallbacks, failures, retries;
+        long long faults, fallbacks, failures, retries, rejected, recomputed;
+        const char *plan = getenv("CPTPROV_FAULTS");
 
         size_t len;
         char *doc;
@@ -364,6 +422,15 @@ int main(int argc, char **argv)
         fallbacks = device_counter(doc, "fallbacks");
         failures = device_counter(doc, "device_failures");
         retries = device_counter(doc, "retries");
+        rejected = device_counter(doc, "results_rejected");
+        recomputed = device_counter(doc, "results_recomputed");
+        /* A wrong CRT result is caught and recomputed: with CRT faults it
+         * is the check, not luck, that kept every output right. */
+        if (plan != NULL && strstr(plan, "crt") != NULL)
+            CPT_CHECK(rejected > 0 && recomputed == rejected, "CRT faults caught by the result check: %lld "
+                "rejected, %lld recomputed", rejected, recomputed);
+        else
+            CPT_CHECK(rejected == 0, "no private-key result rejected without CRT faults (%lld)", rejected);
         CPT_CHECK(faults > 0 || getenv("CPTPROV_FAULTS") == NULL || strcmp(getenv("CPTPROV_FAULTS"), "absent") == 0,
             "the statistics show the injected faults (%lld)", faults);
         if (expect[0] == 'o')
@@ -373,12 +440,13 @@ int main(int argc, char **argv)
             CPT_CHECK(fallbacks == 0, "no fallback with the fallback off (%lld)", fallbacks);
         printf("summary: plan \"%s\", fallback %s: faults injected %lld, operations %llu (sync %llu, async "
                "%llu), wrong %zu, failed cleanly %zu, hangs %d, fd leaks %d; device failures %lld, retries "
-               "%lld, fallbacks %lld, timeouts %lld, resets %lld\n",
-            getenv("CPTPROV_FAULTS") ? getenv("CPTPROV_FAULTS") : "", expect[0] == 'o' ? "on" : "off", faults,
+               "%lld, fallbacks %lld, timeouts %lld, resets %lld, private-key results rejected %lld (recomputed %lld)\n",
+            plan != NULL ? plan : "", getenv("CPTPROV_FALLBACK") ? getenv("CPTPROV_FALLBACK") : "on", faults,
             (unsigned long long)nops, (unsigned long long)(nops / 2), (unsigned long long)(nops - nops / 2),
             count[0][R_WRONG] + count[1][R_WRONG], count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL],
             j.timed_out, leaked, failures, retries, fallbacks,
-            device_counter(doc, "timeouts") + device_counter(doc, "ae_timeouts"), device_counter(doc, "resets"));
+            device_counter(doc, "timeouts") + device_counter(doc, "ae_timeouts"), device_counter(doc, "resets"),
+            rejected, recomputed);
         free(doc);
     }
 done:
