@@ -1,11 +1,13 @@
 package dispatch
 
 import (
+	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha3"
 	"crypto/sha512"
 	"encoding"
+	"errors"
 	"hash"
 	"strings"
 )
@@ -25,6 +27,9 @@ type digest struct {
 // (RFC 8017 section 9.2, note 1): AlgorithmIdentifier with NULL parameters,
 // then the OCTET STRING header of the hash.
 func (d *digest) digestInfo() []byte {
+	if d == md5SHA1 { // no OID: TLS 1.0 and 1.1 sign the 36 bytes bare
+		return nil
+	}
 	if d.id == 1 { // SHA-1: 1.3.14.3.2.26
 		return []byte{0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14}
 	}
@@ -62,6 +67,12 @@ var digests = []*digest{
 		[]byte{0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x0c}},
 }
 
+// md5SHA1 is TLS 1.0 and 1.1's MD5 || SHA-1 (RFC 4346 section 4.7), which
+// RSA signs in a PKCS#1 v1.5 block without a DigestInfo. It is not in
+// digests because cptprov takes it in RSA signatures only, where the TLS
+// handshake needs it.
+var md5SHA1 = &digest{id: 12, names: []string{"MD5-SHA1"}, size: md5.Size + sha1.Size, newHash: newMD5SHA1}
+
 func digestByName(name string) *digest {
 	for _, d := range digests {
 		for _, n := range d.names {
@@ -73,13 +84,65 @@ func digestByName(name string) *digest {
 	return nil
 }
 
+// rsaSigDigestByName is digestByName for an RSA signature's digest and MGF1
+// digest, which may also be MD5-SHA1 (as in OpenSSL's default provider).
+func rsaSigDigestByName(name string) *digest {
+	if strings.EqualFold(name, md5SHA1.names[0]) {
+		return md5SHA1
+	}
+	return digestByName(name)
+}
+
 func digestByID(id uint32) *digest {
 	for _, d := range digests {
 		if d.id == id {
 			return d
 		}
 	}
+	if id == md5SHA1.id {
+		return md5SHA1
+	}
 	return nil
+}
+
+// md5SHA1Hash hashes with MD5 and SHA-1 at once; its sum is the two sums.
+type md5SHA1Hash struct{ md5, sha1 hash.Hash }
+
+func newMD5SHA1() hash.Hash { return &md5SHA1Hash{md5.New(), sha1.New()} }
+
+func (h *md5SHA1Hash) Write(p []byte) (int, error) {
+	h.md5.Write(p)
+	return h.sha1.Write(p)
+}
+
+func (h *md5SHA1Hash) Sum(b []byte) []byte { return h.sha1.Sum(h.md5.Sum(b)) }
+func (h *md5SHA1Hash) Reset()              { h.md5.Reset(); h.sha1.Reset() }
+func (h *md5SHA1Hash) Size() int           { return md5.Size + sha1.Size }
+func (h *md5SHA1Hash) BlockSize() int      { return md5.BlockSize }
+
+// MarshalBinary puts the two states side by side behind the length of
+// MD5's, so that hashState keeps a half-hashed message like any other.
+func (h *md5SHA1Hash) MarshalBinary() ([]byte, error) {
+	a, err := h.md5.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	b, err := h.sha1.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte{byte(len(a))}, a...), b...), nil
+}
+
+func (h *md5SHA1Hash) UnmarshalBinary(b []byte) error {
+	if len(b) == 0 || len(b) < 1+int(b[0]) {
+		return errors.New("md5-sha1: short state")
+	}
+	n := 1 + int(b[0])
+	if err := h.md5.(encoding.BinaryUnmarshaler).UnmarshalBinary(b[1:n]); err != nil {
+		return err
+	}
+	return h.sha1.(encoding.BinaryUnmarshaler).UnmarshalBinary(b[n:])
 }
 
 // hashState keeps a running hash in C memory between calls: Go's hashes

@@ -2,8 +2,10 @@ package dispatch
 
 import (
 	"crypto"
+	"crypto/md5"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha1"
 	"crypto/sha256"
 	"math/big"
 	"testing"
@@ -48,20 +50,31 @@ func TestRSASignaturesAgainstCryptoRSA(t *testing.T) {
 		t.Fatal("imported key does not validate")
 	}
 	ctx, scratch, sig := dma(t, int(sg.StateSize())), dma(t, SigScratchSize), dma(t, 256)
-	h := sha256.Sum256([]byte("cptprov"))
-	digest := dma(t, 32)
-	copy(digest, h[:])
+	sha := sha256.Sum256([]byte("cptprov"))
+	md5sum, sha1sum := md5.Sum([]byte("cptprov")), sha1.Sum([]byte("cptprov"))
 	for _, tc := range []struct {
 		pad  string
 		salt string
-	}{{"pkcs1", ""}, {"pss", "digest"}, {"pss", "max"}} {
+		md   string
+		hash crypto.Hash
+		h    []byte
+	}{
+		{"pkcs1", "", "SHA256", crypto.SHA256, sha[:]},
+		{"pss", "digest", "SHA256", crypto.SHA256, sha[:]},
+		{"pss", "max", "SHA256", crypto.SHA256, sha[:]},
+		// TLS 1.0 and 1.1: no DigestInfo (crypto/rsa's MD5SHA1 has no prefix).
+		{"pkcs1", "", "MD5-SHA1", crypto.MD5SHA1, append(md5sum[:], sha1sum[:]...)},
+	} {
+		h := tc.h
+		digest := dma(t, len(h))
+		copy(digest, h)
 		for _, async := range []bool{false, true} {
-			padBuf, saltBuf, mdBuf := dma(t, len(tc.pad)), dma(t, 8), dma(t, 6)
+			padBuf, saltBuf, mdBuf := dma(t, len(tc.pad)), dma(t, 8), dma(t, len(tc.md))
 			copy(padBuf, tc.pad)
-			copy(mdBuf, "SHA256")
+			copy(mdBuf, tc.md)
 			var l paramList
 			l.add("pad-mode", TypeUTF8, ptr(padBuf), uintptr(len(tc.pad)))
-			l.add("digest", TypeUTF8, ptr(mdBuf), 6)
+			l.add("digest", TypeUTF8, ptr(mdBuf), uintptr(len(tc.md)))
 			if tc.salt != "" {
 				copy(saltBuf, tc.salt)
 				l.add("saltlen", TypeUTF8, ptr(saltBuf), uintptr(len(tc.salt)))
@@ -77,13 +90,13 @@ func TestRSASignaturesAgainstCryptoRSA(t *testing.T) {
 			}
 			var verr error
 			if tc.pad == "pkcs1" {
-				verr = rsa.VerifyPKCS1v15(&key.PublicKey, crypto.SHA256, h[:], sig)
+				verr = rsa.VerifyPKCS1v15(&key.PublicKey, tc.hash, h, sig)
 			} else {
 				saltLen := rsa.PSSSaltLengthEqualsHash
 				if tc.salt == "max" {
 					saltLen = 256 - 32 - 2
 				}
-				verr = rsa.VerifyPSS(&key.PublicKey, crypto.SHA256, h[:], sig, &rsa.PSSOptions{SaltLength: saltLen})
+				verr = rsa.VerifyPSS(&key.PublicKey, tc.hash, h, sig, &rsa.PSSOptions{SaltLength: saltLen})
 			}
 			if verr != nil {
 				t.Fatalf("%s/%s: crypto/rsa rejects the signature: %v", tc.pad, tc.salt, verr)
@@ -92,15 +105,15 @@ func TestRSASignaturesAgainstCryptoRSA(t *testing.T) {
 			// tampered one does not.
 			var theirs []byte
 			if tc.pad == "pkcs1" {
-				theirs, _ = rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, h[:])
+				theirs, _ = rsa.SignPKCS1v15(rand.Reader, key, tc.hash, h)
 			} else {
-				theirs, _ = rsa.SignPSS(rand.Reader, key, crypto.SHA256, h[:], &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash})
+				theirs, _ = rsa.SignPSS(rand.Reader, key, tc.hash, h, &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash})
 			}
 			in := dma(t, len(theirs))
 			copy(in, theirs)
 			var lv paramList
 			lv.add("pad-mode", TypeUTF8, ptr(padBuf), uintptr(len(tc.pad)))
-			lv.add("digest", TypeUTF8, ptr(mdBuf), 6)
+			lv.add("digest", TypeUTF8, ptr(mdBuf), uintptr(len(tc.md)))
 			if err := sg.Init(env, ptr(ctx), ptr(st), OpVerify, false, "", lv.params()); err != nil {
 				t.Fatal(err)
 			}

@@ -94,7 +94,7 @@ func (rsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			err = n.setDigest(p, "RSA")
 		case "mgf1-digest":
 			v, _ := p.UTF8()
-			if d := digestByName(v); d == nil {
+			if d := rsaSigDigestByName(v); d == nil {
 				err = errorf(ReasonBadParameter, "MGF1 digest %q not supported", v)
 			} else {
 				n.mgf1, mgf1Set = d.id, true
@@ -487,7 +487,7 @@ func (rsaSig) VerifyRecover(env *Env, st, key unsafe.Pointer, sig []byte, out []
 		if d := digestByID(c.md); d != nil {
 			prefix := d.digestInfo()
 			if len(rec) != len(prefix)+d.size || !bytes.Equal(rec[:len(prefix)], prefix) {
-				return 0, errorf(ReasonVerifyFailed, "the signature does not carry a %s DigestInfo", d.names[0])
+				return 0, errorf(ReasonVerifyFailed, "the signature does not carry a %s digest", d.names[0])
 			}
 			rec = rec[len(prefix):]
 		}

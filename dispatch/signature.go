@@ -95,7 +95,7 @@ func (b *sigBase) start(op int, stream bool, mdName, scheme string) *Error {
 	b.hs.reset()
 	*b = sigBase{op: uint32(op)}
 	if mdName != "" {
-		d := digestByName(mdName)
+		d := sigDigestByName(scheme, mdName)
 		if d == nil {
 			return errorf(ReasonBadParameter, "digest %q not supported with %s", mdName, scheme)
 		}
@@ -110,11 +110,19 @@ func (b *sigBase) start(op int, stream bool, mdName, scheme string) *Error {
 	return nil
 }
 
+// sigDigestByName finds a digest scheme signs with: RSA's may be MD5-SHA1.
+func sigDigestByName(scheme, name string) *digest {
+	if scheme == (rsaSig{}).Name() {
+		return rsaSigDigestByName(name)
+	}
+	return digestByName(name)
+}
+
 // setDigest takes the "digest" parameter, which cannot change in the middle
 // of a hashed message.
 func (b *sigBase) setDigest(p *Param, scheme string) *Error {
 	v, ok := p.UTF8()
-	d := digestByName(v)
+	d := sigDigestByName(scheme, v)
 	switch {
 	case !ok:
 		return errorf(ReasonBadParameter, "parameter \"digest\" must be a UTF-8 string")

@@ -428,15 +428,31 @@ CONF=$CONF_DEV run_case tls12-aes128sha256-stitched-async upload AES-128-CBC-HMA
     ECDHE-RSA-AES128-SHA256 -async -cipher ECDHE-RSA-AES128-SHA256 -no_etm -- \
     -tls1_2 -cipher ECDHE-RSA-AES128-SHA256 -no_etm
 # TLS 1.1 (explicit IV) and 1.0 (records chained by their IV), which
-# OpenSSL 3 allows at security level 0 only; RSA key transport, because
-# their ECDHE signature is RSA over MD5-SHA1, which cptprov's RSA signature
-# does not offer.
+# OpenSSL 3 allows at security level 0 only; RSA key transport here, ECDHE
+# (the server's RSA signature over MD5-SHA1) below.
 CONF=$CONF_DEV KEX=RSA run_case tls11-aes256sha-stitched download AES-256-CBC-HMAC-SHA1 \
     AES256-SHA -cipher AES256-SHA:@SECLEVEL=0 -no_etm -- \
     -tls1_1 -cipher AES256-SHA:@SECLEVEL=0 -no_etm
 CONF=$CONF_DEV KEX=RSA run_case tls10-aes128sha-stitched upload AES-128-CBC-HMAC-SHA1 \
     AES128-SHA -cipher AES128-SHA:@SECLEVEL=0 -no_etm -- \
     -tls1 -cipher AES128-SHA:@SECLEVEL=0 -no_etm
+# TLS 1.0 and 1.1 ECDHE-RSA: the ServerKeyExchange signature is RSA
+# PKCS#1 v1.5 over MD5 || SHA-1 with no DigestInfo. ECDHE leaves no other
+# RSA operation: the server's RSA count is that signature, the client's
+# the check of it. Against the default provider at the other end too, where
+# a signature encoded the same wrong way at both ends would not pass.
+CONF=$CONF_DEV run_case tls10-ecdhe-rsa-stitched download AES-128-CBC-HMAC-SHA1 \
+    ECDHE-RSA-AES128-SHA -cipher ECDHE-RSA-AES128-SHA:@SECLEVEL=0 -no_etm -- \
+    -tls1 -cipher ECDHE-RSA-AES128-SHA:@SECLEVEL=0 -no_etm
+CONF=$CONF_DEV run_case tls11-ecdhe-rsa-stitched-async upload AES-256-CBC-HMAC-SHA1 \
+    ECDHE-RSA-AES256-SHA -async -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0 -no_etm -- \
+    -tls1_1 -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0 -no_etm
+CONF=$CONF_DEV ENDS=server run_case interop-tls10-ecdhe-rsa-cptprov-server download AES-256-CBC-HMAC-SHA1 \
+    ECDHE-RSA-AES256-SHA -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0 -no_etm -- \
+    -tls1 -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0 -no_etm
+CONF=$CONF_DEV ENDS=client run_case interop-tls11-ecdhe-rsa-cptprov-client download AES-128-CBC-HMAC-SHA1 \
+    ECDHE-RSA-AES128-SHA -cipher ECDHE-RSA-AES128-SHA:@SECLEVEL=0 -no_etm -- \
+    -tls1_1 -cipher ECDHE-RSA-AES128-SHA:@SECLEVEL=0 -no_etm
 # Against OpenSSL's own stitched ciphers at the other end.
 CONF=$CONF_DEV ENDS=server run_case interop-tls12-aes128sha-stitched-cptprov-server download AES-128-CBC-HMAC-SHA1 \
     ECDHE-RSA-AES128-SHA -cipher ECDHE-RSA-AES128-SHA -no_etm -- \
