@@ -22,7 +22,9 @@ const (
 	OpDecrypt = 2
 )
 
-// rsaEncCtx is an RSA encryption context in C memory.
+// rsaEncCtx is an RSA encryption context in C memory. The OAEP label, of
+// any length, is the C side's (provider/asymcipher.c), which passes it to
+// Encrypt and Decrypt.
 type rsaEncCtx struct {
 	op        uint32
 	pad       uint32
@@ -30,9 +32,6 @@ type rsaEncCtx struct {
 	mgf1      uint32 // 0: the OAEP digest
 	clientVer uint32
 	altVer    uint32
-	labelLen  uint32
-	_         uint32
-	label     [256]byte
 }
 
 func (rsaEnc) Name() string       { return "RSA" }
@@ -78,13 +77,6 @@ func (rsaEnc) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			default:
 				c.mgf1 = d.id
 			}
-		case "oaep-label":
-			v, ok := p.Octets()
-			if !ok || len(v) > len(c.label) {
-				err = errorf(ReasonBadParameter, "OAEP label: an octet string of at most %d bytes", len(c.label))
-			} else {
-				c.labelLen = uint32(copy(c.label[:], v))
-			}
 		case "tls-client-version", "tls-negotiated-version":
 			v, ok := p.Uint64()
 			if !ok || v > 0xffff {
@@ -107,10 +99,18 @@ func (rsaEnc) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 		switch name {
 		case "pad-mode":
 			err = setUint(p, name, uint64(c.pad))
-		case "digest":
-			if !p.SetUTF8(c.oaepDigest().names[0]) {
-				err = errorf(ReasonBadParameter, "parameter \"digest\": buffer too small")
+		case "digest", "mgf1-digest":
+			d := c.oaepDigest()
+			if name == "mgf1-digest" {
+				d = c.mgf1Digest(d)
 			}
+			if !p.SetUTF8(d.names[0]) {
+				err = errorf(ReasonBadParameter, "parameter %q: buffer too small", name)
+			}
+		case "tls-client-version":
+			err = setUint(p, name, uint64(c.clientVer))
+		case "tls-negotiated-version":
+			err = setUint(p, name, uint64(c.altVer))
 		}
 		return err == nil
 	})
@@ -125,7 +125,7 @@ func (c *rsaEncCtx) oaepDigest() *digest {
 }
 
 // Encrypt pads in and runs the public operation on the device.
-func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []byte, w Waiter) (int, bool, *Error) {
+func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, label []byte, w Waiter) (int, bool, *Error) {
 	c, k := (*rsaEncCtx)(st), (*rsaKey)(key)
 	l := int(k.nLen)
 	if out == nil {
@@ -159,7 +159,7 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []b
 		}
 		seed, db := em[1:1+hl], em[1+hl:]
 		lh := d.newHash()
-		lh.Write(c.label[:c.labelLen])
+		lh.Write(label)
 		copy(db, lh.Sum(nil))
 		db[len(db)-len(in)-1] = 1
 		copy(db[len(db)-len(in):], in)
@@ -199,7 +199,7 @@ func nonZeroRandom(b []byte) error {
 
 // Decrypt runs the private operation on the device into operand memory and
 // removes the padding, in constant time, in the completion.
-func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []byte, w Waiter) (int, bool, *Error) {
+func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, label []byte, w Waiter) (int, bool, *Error) {
 	c, k := (*rsaEncCtx)(st), (*rsaKey)(key)
 	l := int(k.nLen)
 	if c.pad == rsaPadTLS {
@@ -227,7 +227,8 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []b
 	}
 	block := dmaScratch(env, l)
 	dst := unsafe.Slice((*byte)(out), outsize)
-	pad, md, mgf, label := c.pad, c.oaepDigest(), c.mgf1Digest(c.oaepDigest()), append([]byte(nil), c.label[:c.labelLen]...)
+	// The completion may run after the C side has changed its label.
+	pad, md, mgf, label := c.pad, c.oaepDigest(), c.mgf1Digest(c.oaepDigest()), append([]byte(nil), label...)
 	clientVer, altVer := c.clientVer, c.altVer
 	finish := func() (int, *Error) {
 		em := block.b

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 7
+#define CPT_ABI_VERSION 8
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0

@@ -1013,7 +1013,7 @@ func cptgo_asym_params(alg C.int, state, params unsafe.Pointer, set C.int, st *C
 }
 
 //export cptgo_asym_crypt
-func cptgo_asym_crypt(alg C.int, state, key, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, in unsafe.Pointer, inl C.size_t, decrypt C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_asym_crypt(alg C.int, state, key, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, in unsafe.Pointer, inl C.size_t, decrypt C.int, label unsafe.Pointer, labell C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
 	maybePanic("crypt")
 	a, env, e := asymOf(alg)
@@ -1023,9 +1023,9 @@ func cptgo_asym_crypt(alg C.int, state, key, out unsafe.Pointer, outl *C.size_t,
 	var n int
 	var async bool
 	if decrypt != 0 {
-		n, async, e = a.Decrypt(env, state, key, out, int(outsize), goBytes(in, inl), waiterOf(wn))
+		n, async, e = a.Decrypt(env, state, key, out, int(outsize), goBytes(in, inl), goBytes(label, labell), waiterOf(wn))
 	} else {
-		n, async, e = a.Encrypt(env, state, key, out, int(outsize), goBytes(in, inl), waiterOf(wn))
+		n, async, e = a.Encrypt(env, state, key, out, int(outsize), goBytes(in, inl), goBytes(label, labell), waiterOf(wn))
 	}
 	return pendingResult(outl, n, async, st, e)
 }
