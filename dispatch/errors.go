@@ -39,6 +39,9 @@ const (
 	ReasonXOFDigestsNotAllowed                Reason = 183
 	ReasonOAEPDecodingError                   Reason = 121         // RSA_R_
 	ReasonDataTooLargeForModulus              Reason = 132         // RSA_R_
+	ReasonUnknownPaddingType                  Reason = 118         // RSA_R_
+	ReasonPKCSDecodingError                   Reason = 159         // RSA_R_
+	ReasonUnsupported                         Reason = 268 | 2<<18 // ERR_R_UNSUPPORTED
 	ReasonInternal                            Reason = 259 | 3<<18 // ERR_R_INTERNAL_ERROR
 	ReasonMissingIV                           Reason = 1000
 	ReasonBadParameter                        Reason = 1001
@@ -50,6 +53,8 @@ const (
 	ReasonTimeout                             Reason = 1007
 	ReasonVerifyFailed                        Reason = 1008
 	ReasonDataTooLargeForKeySize              Reason = 1010 // RSA_R_'s 110 is ReasonInvalidTag here
+	ReasonDataTooSmallForKeySize              Reason = 1011 // RSA_R_'s 122 is ReasonInvalidDigest
+	ReasonDataGreaterThanModLen               Reason = 1012 // RSA_R_'s 108 is ReasonInvalidAAD
 )
 
 // Error is an operation failure with the reason OpenSSL will show.

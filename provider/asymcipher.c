@@ -50,10 +50,13 @@ static void *cptprov_asym_dup(void *va)
 
     if (d == NULL)
         return NULL;
-    if (a->label != NULL && (d->label = OPENSSL_memdup(a->label, a->label_len)) == NULL) {
+    /* An empty label is a byte of memory: OPENSSL_memdup(p, 0) is NULL. */
+    if (a->label != NULL && (d->label = OPENSSL_malloc(a->label_len + 1)) == NULL) {
         OPENSSL_clear_free(d, sizeof(*d));
         return NULL;
     }
+    if (a->label != NULL)
+        memcpy(d->label, a->label, a->label_len);
     if (d->key != NULL)
         cptprov_key_up_ref(d->key);
     return d;

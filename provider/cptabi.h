@@ -63,7 +63,10 @@
     X(CPT_R_XOF_DIGESTS_NOT_ALLOWED, 183, "xof digests not allowed")                    \
     X(CPT_R_OAEP_DECODING_ERROR, 121, "oaep decoding error") /* RSA_R_ */               \
     X(CPT_R_DATA_TOO_LARGE_FOR_MODULUS, 132, "data too large for modulus") /* RSA_R_ */ \
+    X(CPT_R_UNKNOWN_PADDING_TYPE, 118, "unknown padding type") /* RSA_R_ */             \
+    X(CPT_R_PKCS_DECODING_ERROR, 159, "pkcs decoding error") /* RSA_R_ */               \
     X(CPT_R_INTERNAL, CPT_R_COMMON(259), "internal error") /* ERR_R_INTERNAL_ERROR */   \
+    X(CPT_R_UNSUPPORTED, 268 | (2 << 18), "unsupported") /* ERR_R_UNSUPPORTED */        \
     X(CPT_R_MISSING_IV, 1000, "no iv set")                                              \
     X(CPT_R_BAD_PARAMETER, 1001, "bad parameter")                                       \
     X(CPT_R_DEVICE_ERROR, 1002, "device error")                                         \
@@ -74,7 +77,9 @@
     X(CPT_R_TIMEOUT, 1007, "device timeout")                                            \
     X(CPT_R_VERIFY_FAILED, 1008, "signature verification failed")                       \
     X(CPT_R_BAD_CONFIG, 1009, "bad configuration") /* C side only: the configuration */ \
-    X(CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE, 1010, "data too large for key size") /* RSA_R_ 110 */
+    X(CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE, 1010, "data too large for key size") /* RSA_R_ 110 */ \
+    X(CPT_R_DATA_TOO_SMALL_FOR_KEY_SIZE, 1011, "data too small for key size") /* RSA_R_ 122 */ \
+    X(CPT_R_DATA_GREATER_THAN_MOD_LEN, 1012, "data greater than mod len") /* RSA_R_ 108 */
 #define CPT_R_ENUM(name, num, str) name = (num),
 enum cpt_reason { CPT_REASONS(CPT_R_ENUM) };
 

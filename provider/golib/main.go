@@ -138,6 +138,11 @@ var (
 	_ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
 	_ = [1]struct{}{}[C.CPT_R_VERIFY_FAILED-C.int(dispatch.ReasonVerifyFailed)]
 	_ = [1]struct{}{}[C.CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE-C.int(dispatch.ReasonDataTooLargeForKeySize)]
+	_ = [1]struct{}{}[C.CPT_R_DATA_TOO_SMALL_FOR_KEY_SIZE-C.int(dispatch.ReasonDataTooSmallForKeySize)]
+	_ = [1]struct{}{}[C.CPT_R_DATA_GREATER_THAN_MOD_LEN-C.int(dispatch.ReasonDataGreaterThanModLen)]
+	_ = [1]struct{}{}[C.CPT_R_UNKNOWN_PADDING_TYPE-C.int(dispatch.ReasonUnknownPaddingType)]
+	_ = [1]struct{}{}[C.CPT_R_PKCS_DECODING_ERROR-C.int(dispatch.ReasonPKCSDecodingError)]
+	_ = [1]struct{}{}[C.CPT_R_UNSUPPORTED-C.int(dispatch.ReasonUnsupported)]
 )
 
 // The statistics area's Go twin matches the C layout (a compile error if not).
