@@ -3,32 +3,58 @@ package dispatch
 import "fmt"
 
 // Reason is an OpenSSL reason code of cptprov. The C side raises it through
-// the core's error upcalls with the message; the numbers are part of the ABI
-// with provider/cptabi.h (checked by the Go library at build time).
+// the core's error upcalls with the message. The numbers and the strings
+// OpenSSL prints for them are provider/cptabi.h's CPT_REASONS list (OpenSSL's
+// own numbers where the default provider has a reason for the condition);
+// the Go library checks each number against it at build time.
 type Reason int
 
 const (
-	ReasonInvalidKeyLength Reason = 1 + iota
-	ReasonInvalidIVLength
-	ReasonMissingKey
-	ReasonMissingIV
-	ReasonInvalidTag
-	ReasonOutputTooSmall
-	ReasonBadParameter
-	ReasonInvalidAAD
-	ReasonOperationFailed
-	ReasonDeviceError
-	ReasonDeviceUnavailable
-	ReasonInternal
-	ReasonWrongState
-	ReasonQueueFull
-	ReasonAuthFailed
-	ReasonTooManyRecords
-	ReasonTimeout
-	ReasonInvalidKey
-	ReasonVerifyFailed
-	ReasonWrongFinalBlockLength
-	ReasonBadDecrypt
+	ReasonBadDecrypt                          Reason = 100
+	ReasonOperationFailed                     Reason = 102
+	ReasonInvalidKeyLength                    Reason = 105
+	ReasonOutputTooSmall                      Reason = 106
+	ReasonWrongFinalBlockLength               Reason = 107
+	ReasonInvalidAAD                          Reason = 108
+	ReasonInvalidIVLength                     Reason = 109
+	ReasonInvalidTag                          Reason = 110
+	ReasonInvalidSaltLength                   Reason = 112
+	ReasonMissingKey                          Reason = 114
+	ReasonInvalidDigest                       Reason = 122
+	ReasonTooManyRecords                      Reason = 126
+	ReasonNotSupported                        Reason = 136
+	ReasonBadLength                           Reason = 142
+	ReasonInvalidKey                          Reason = 158
+	ReasonBadTLSClientVersion                 Reason = 161
+	ReasonFailedToDecrypt                     Reason = 162
+	ReasonIllegalOrUnsupportedPaddingMode     Reason = 165
+	ReasonInvalidDigestLength                 Reason = 166
+	ReasonInvalidMGF1MD                       Reason = 167
+	ReasonInvalidPaddingMode                  Reason = 168
+	ReasonKeySizeTooSmall                     Reason = 171
+	ReasonPSSSaltlenTooSmall                  Reason = 172
+	ReasonDigestNotAllowed                    Reason = 174
+	ReasonOperationNotSupportedForThisKeytype Reason = 178
+	ReasonInvalidSignatureSize                Reason = 179
+	ReasonXOFDigestsNotAllowed                Reason = 183
+	ReasonOAEPDecodingError                   Reason = 121         // RSA_R_
+	ReasonDataTooLargeForModulus              Reason = 132         // RSA_R_
+	ReasonUnknownPaddingType                  Reason = 118         // RSA_R_
+	ReasonPKCSDecodingError                   Reason = 159         // RSA_R_
+	ReasonUnsupported                         Reason = 268 | 2<<18 // ERR_R_UNSUPPORTED
+	ReasonInternal                            Reason = 259 | 3<<18 // ERR_R_INTERNAL_ERROR
+	ReasonMissingIV                           Reason = 1000
+	ReasonBadParameter                        Reason = 1001
+	ReasonDeviceError                         Reason = 1002
+	ReasonDeviceUnavailable                   Reason = 1003
+	ReasonWrongState                          Reason = 1004
+	ReasonQueueFull                           Reason = 1005
+	ReasonAuthFailed                          Reason = 1006
+	ReasonTimeout                             Reason = 1007
+	ReasonVerifyFailed                        Reason = 1008
+	ReasonDataTooLargeForKeySize              Reason = 1010 // RSA_R_'s 110 is ReasonInvalidTag here
+	ReasonDataTooSmallForKeySize              Reason = 1011 // RSA_R_'s 122 is ReasonInvalidDigest
+	ReasonDataGreaterThanModLen               Reason = 1012 // RSA_R_'s 108 is ReasonInvalidAAD
 )
 
 // Error is an operation failure with the reason OpenSSL will show.

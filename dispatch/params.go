@@ -124,6 +124,31 @@ func (p *Param) Uint64() (uint64, bool) {
 	return 0, false
 }
 
+// Int32 reads an INTEGER parameter that fits an int, as OSSL_PARAM_get_int
+// does of one.
+func (p *Param) Int32() (int32, bool) {
+	if p.Data == nil || p.DataType != TypeInteger {
+		return 0, false
+	}
+	var v int64
+	switch p.DataSize {
+	case 1:
+		v = int64(*(*int8)(p.Data))
+	case 2:
+		v = int64(*(*int16)(p.Data))
+	case 4:
+		v = int64(*(*int32)(p.Data))
+	case 8:
+		v = *(*int64)(p.Data)
+	default:
+		return 0, false
+	}
+	if v != int64(int32(v)) {
+		return 0, false
+	}
+	return int32(v), true
+}
+
 // SetUint64 writes an integer parameter of any width that holds v, as
 // OSSL_PARAM_set_size_t does; with no buffer it only reports the size.
 func (p *Param) SetUint64(v uint64) bool {

@@ -1,10 +1,17 @@
 package dispatch
 
 import (
+	"crypto/md5"
 	"crypto/rand"
+	"crypto/sha3"
 	"crypto/subtle"
+	"hash"
 	"strings"
 	"unsafe"
+
+	"golang.org/x/crypto/blake2b"
+	"golang.org/x/crypto/blake2s"
+	"golang.org/x/crypto/ripemd160"
 )
 
 // RSA encryption: PKCS#1 v1.5, OAEP, no padding, and the TLS pre-master
@@ -15,6 +22,7 @@ type rsaEnc struct{}
 
 const (
 	rsaPadOAEP = 4
+	rsaPadX931 = 5
 	rsaPadTLS  = 7 // RSA_PKCS1_WITH_TLS_PADDING
 	tlsPMSLen  = 48
 
@@ -22,7 +30,9 @@ const (
 	OpDecrypt = 2
 )
 
-// rsaEncCtx is an RSA encryption context in C memory.
+// rsaEncCtx is an RSA encryption context in C memory. The OAEP label, of
+// any length, is the C side's (provider/asymcipher.c), which passes it to
+// Encrypt and Decrypt.
 type rsaEncCtx struct {
 	op        uint32
 	pad       uint32
@@ -30,9 +40,6 @@ type rsaEncCtx struct {
 	mgf1      uint32 // 0: the OAEP digest
 	clientVer uint32
 	altVer    uint32
-	labelLen  uint32
-	_         uint32
-	label     [256]byte
 }
 
 func (rsaEnc) Name() string       { return "RSA" }
@@ -56,39 +63,37 @@ func (rsaEnc) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	params.Each(func(name string, p *Param) bool {
 		switch name {
 		case "pad-mode":
-			mode := -1
-			if v, ok := p.Uint64(); ok {
-				mode = int(v)
+			// As the default provider: any number but PSS's, and by name
+			// (exactly) one of its own, an unknown name being mode 0; a
+			// mode that cannot encrypt fails at the operation.
+			if v, ok := p.Int32(); ok {
+				if v == rsaPadPSS {
+					err = errorf(ReasonIllegalOrUnsupportedPaddingMode, "PSS padding is for signatures only")
+				} else {
+					c.pad = uint32(v)
+				}
 			} else if s, ok := p.UTF8(); ok {
-				mode = map[string]int{"pkcs1": rsaPadPKCS1, "none": rsaPadNone, "oaep": rsaPadOAEP, "oeap": rsaPadOAEP}[strings.ToLower(s)]
-			}
-			if mode != rsaPadPKCS1 && mode != rsaPadNone && mode != rsaPadOAEP && mode != rsaPadTLS {
-				err = errorf(ReasonBadParameter, "RSA encryption padding must be pkcs1 (1), none (3), oaep (4) or TLS (7)")
+				c.pad = uint32(map[string]int{"pkcs1": rsaPadPKCS1, "none": rsaPadNone, "oaep": rsaPadOAEP, "oeap": rsaPadOAEP, "x931": rsaPadX931}[s])
 			} else {
-				c.pad = uint32(mode)
+				err = errorf(ReasonBadParameter, "parameter \"pad-mode\" must be an integer or a string")
 			}
 		case "digest", "mgf1-digest":
 			v, ok := p.UTF8()
-			d := digestByName(v)
+			d := oaepDigestByName(v)
 			switch {
-			case !ok || d == nil:
-				err = errorf(ReasonBadParameter, "parameter %q: digest %q not supported", name, v)
+			case !ok:
+				err = errorf(ReasonBadParameter, "parameter %q must be a string", name)
+			case d == nil:
+				err = errorf(ReasonUnsupported, "parameter %q: digest %q not supported", name, v)
 			case name == "digest":
 				c.md = d.id
 			default:
 				c.mgf1 = d.id
 			}
-		case "oaep-label":
-			v, ok := p.Octets()
-			if !ok || len(v) > len(c.label) {
-				err = errorf(ReasonBadParameter, "OAEP label: an octet string of at most %d bytes", len(c.label))
-			} else {
-				c.labelLen = uint32(copy(c.label[:], v))
-			}
 		case "tls-client-version", "tls-negotiated-version":
 			v, ok := p.Uint64()
-			if !ok || v > 0xffff {
-				err = errorf(ReasonBadParameter, "parameter %q must be a TLS version number", name)
+			if !ok || v > 0xffffffff {
+				err = errorf(ReasonBadParameter, "parameter %q must be an unsigned int", name)
 			} else if name == "tls-client-version" {
 				c.clientVer = uint32(v)
 			} else {
@@ -107,10 +112,18 @@ func (rsaEnc) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 		switch name {
 		case "pad-mode":
 			err = setUint(p, name, uint64(c.pad))
-		case "digest":
-			if !p.SetUTF8(c.oaepDigest().names[0]) {
-				err = errorf(ReasonBadParameter, "parameter \"digest\": buffer too small")
+		case "digest", "mgf1-digest":
+			d := c.oaepDigest()
+			if name == "mgf1-digest" {
+				d = c.mgf1Digest(d)
 			}
+			if !p.SetUTF8(d.names[0]) {
+				err = errorf(ReasonBadParameter, "parameter %q: buffer too small", name)
+			}
+		case "tls-client-version":
+			err = setUint(p, name, uint64(c.clientVer))
+		case "tls-negotiated-version":
+			err = setUint(p, name, uint64(c.altVer))
 		}
 		return err == nil
 	})
@@ -118,14 +131,14 @@ func (rsaEnc) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 }
 
 func (c *rsaEncCtx) oaepDigest() *digest {
-	if d := digestByID(c.md); d != nil {
+	if d := oaepDigestByID(c.md); d != nil {
 		return d
 	}
 	return digestByName("SHA1")
 }
 
 // Encrypt pads in and runs the public operation on the device.
-func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []byte, w Waiter) (int, bool, *Error) {
+func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, label []byte, w Waiter) (int, bool, *Error) {
 	c, k := (*rsaEncCtx)(st), (*rsaKey)(key)
 	l := int(k.nLen)
 	if out == nil {
@@ -137,13 +150,16 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []b
 	em := make([]byte, l)
 	switch c.pad {
 	case rsaPadNone:
-		if len(in) != l {
-			return 0, false, errorf(ReasonBadParameter, "unpadded RSA input of %d bytes for a %d-byte modulus", len(in), l)
+		if len(in) > l {
+			return 0, false, errorf(ReasonDataTooLargeForKeySize, "unpadded RSA input of %d bytes for a %d-byte modulus", len(in), l)
+		}
+		if len(in) < l {
+			return 0, false, errorf(ReasonDataTooSmallForKeySize, "unpadded RSA input of %d bytes for a %d-byte modulus", len(in), l)
 		}
 		copy(em, in)
 	case rsaPadPKCS1:
 		if len(in) > l-11 {
-			return 0, false, errorf(ReasonBadParameter, "input of %d bytes too long for a %d-byte key", len(in), l)
+			return 0, false, errorf(ReasonDataTooLargeForKeySize, "input of %d bytes too long for a %d-byte key", len(in), l)
 		}
 		em[1] = 2
 		ps := em[2 : l-len(in)-1]
@@ -155,11 +171,11 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []b
 		d := c.oaepDigest()
 		hl := d.size
 		if len(in) > l-2*hl-2 {
-			return 0, false, errorf(ReasonBadParameter, "input of %d bytes too long for OAEP with a %d-byte key", len(in), l)
+			return 0, false, errorf(ReasonDataTooLargeForKeySize, "input of %d bytes too long for OAEP with a %d-byte key", len(in), l)
 		}
 		seed, db := em[1:1+hl], em[1+hl:]
 		lh := d.newHash()
-		lh.Write(c.label[:c.labelLen])
+		lh.Write(label)
 		copy(db, lh.Sum(nil))
 		db[len(db)-len(in)-1] = 1
 		copy(db[len(db)-len(in):], in)
@@ -170,14 +186,14 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []b
 		mgf1XOR(db, mgf.newHash, seed)
 		mgf1XOR(seed, mgf.newHash, db)
 	default:
-		return 0, false, errorf(ReasonBadParameter, "padding %d cannot encrypt", c.pad)
+		return 0, false, errorf(ReasonUnknownPaddingType, "padding %d cannot encrypt", int32(c.pad))
 	}
 	pending, err := rsaPublic(env, k, em, unsafe.Slice((*byte)(out), l), w)
 	return l, pending, err
 }
 
 func (c *rsaEncCtx) mgf1Digest(d *digest) *digest {
-	if m := digestByID(c.mgf1); m != nil {
+	if m := oaepDigestByID(c.mgf1); m != nil {
 		return m
 	}
 	return d
@@ -199,24 +215,30 @@ func nonZeroRandom(b []byte) error {
 
 // Decrypt runs the private operation on the device into operand memory and
 // removes the padding, in constant time, in the completion.
-func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []byte, w Waiter) (int, bool, *Error) {
+func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, label []byte, w Waiter) (int, bool, *Error) {
 	c, k := (*rsaEncCtx)(st), (*rsaKey)(key)
 	l := int(k.nLen)
 	if c.pad == rsaPadTLS {
-		if c.clientVer == 0 {
-			return 0, false, errorf(ReasonBadParameter, "TLS padding needs tls-client-version")
-		}
 		if out == nil {
 			return tlsPMSLen, false, nil
 		}
 		if outsize < tlsPMSLen {
-			return 0, false, errorf(ReasonOutputTooSmall, "output buffer of %d bytes for the 48-byte secret", outsize)
+			return 0, false, errorf(ReasonBadLength, "output buffer of %d bytes for the 48-byte secret", outsize)
 		}
 	} else if out == nil {
 		return l, false, nil
+	} else if outsize < l {
+		return 0, false, errorf(ReasonBadLength, "output buffer of %d bytes for %d", outsize, l)
 	}
-	if len(in) != l {
-		return 0, false, errorf(ReasonOperationFailed, "ciphertext of %d bytes for a %d-byte modulus", len(in), l)
+	if len(in) > l {
+		return 0, false, errorf(ReasonDataGreaterThanModLen, "ciphertext of %d bytes for a %d-byte modulus", len(in), l)
+	}
+	if len(in) < l {
+		// A number with leading zeros left out, as OpenSSL reads it.
+		in = append(make([]byte, l-len(in)), in...)
+	}
+	if c.pad == rsaPadTLS && c.clientVer == 0 {
+		return 0, false, errorf(ReasonBadTLSClientVersion, "TLS padding needs tls-client-version")
 	}
 	// Drawn before the decryption, so that a failure costs the same.
 	var fake [tlsPMSLen]byte
@@ -227,7 +249,8 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []b
 	}
 	block := dmaScratch(env, l)
 	dst := unsafe.Slice((*byte)(out), outsize)
-	pad, md, mgf, label := c.pad, c.oaepDigest(), c.mgf1Digest(c.oaepDigest()), append([]byte(nil), c.label[:c.labelLen]...)
+	// The completion may run after the C side has changed its label.
+	pad, md, mgf, label := c.pad, c.oaepDigest(), c.mgf1Digest(c.oaepDigest()), append([]byte(nil), label...)
 	clientVer, altVer := c.clientVer, c.altVer
 	finish := func() (int, *Error) {
 		em := block.b
@@ -244,17 +267,17 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []b
 		case rsaPadPKCS1:
 			n, ok := pkcs1Unpad(em)
 			if ok != 1 || n > len(dst) {
-				return 0, errorf(ReasonOperationFailed, "RSA decryption failed (PKCS#1 v1.5)")
+				return 0, errorf(ReasonPKCSDecodingError, "RSA decryption failed (PKCS#1 v1.5)")
 			}
 			return copy(dst, em[l-n:]), nil
 		case rsaPadOAEP:
 			n, ok := oaepUnpad(em, md, mgf, label)
 			if ok != 1 || n > len(dst) {
-				return 0, errorf(ReasonOperationFailed, "RSA decryption failed (OAEP)")
+				return 0, errorf(ReasonOAEPDecodingError, "RSA decryption failed (OAEP)")
 			}
 			return copy(dst, em[l-n:]), nil
 		}
-		return 0, errorf(ReasonBadParameter, "padding %d cannot decrypt", pad)
+		return 0, errorf(ReasonUnknownPaddingType, "padding %d cannot decrypt", int32(pad))
 	}
 	// The private operation, then the unpadding once the block is there.
 	pending, err := rsaPrivate(env, k, in, block.b, wrapWaiter(w, finish, block.release))
@@ -356,4 +379,67 @@ func tlsUnpad(out, em, fake []byte, clientVer, altVer uint32) {
 	for i := 0; i < tlsPMSLen; i++ {
 		out[i] = byte(subtle.ConstantTimeSelect(good, int(em[fl-tlsPMSLen+i]), int(fake[i])))
 	}
+}
+
+// oaepDigests are the digests OAEP takes beyond the signatures' ones: the
+// default provider's OAEP takes any digest it can fetch, an XOF with its
+// default output length (EVP_MD_get_size).
+var oaepDigests = []*digest{
+	{101, []string{"MD5", "SSL3-MD5", "1.2.840.113549.2.5"}, 16, md5.New, nil},
+	{102, []string{"SHAKE-128", "SHAKE128", "2.16.840.1.101.3.4.2.11"}, 16, func() hash.Hash { return &xofHash{sha3.NewSHAKE128(), 16} }, nil},
+	{103, []string{"SHAKE-256", "SHAKE256", "2.16.840.1.101.3.4.2.12"}, 32, func() hash.Hash { return &xofHash{sha3.NewSHAKE256(), 32} }, nil},
+	{104, []string{"BLAKE2B-512", "BLAKE2b512", "1.3.6.1.4.1.1722.12.2.1.16"}, 64, func() hash.Hash { h, _ := blake2b.New512(nil); return h }, nil},
+	{105, []string{"BLAKE2S-256", "BLAKE2s256", "1.3.6.1.4.1.1722.12.2.2.8"}, 32, func() hash.Hash { h, _ := blake2s.New256(nil); return h }, nil},
+	{106, []string{"RIPEMD-160", "RIPEMD160", "RIPEMD", "RMD160", "1.3.36.3.2.1"}, 20, ripemd160.New, nil},
+}
+
+func oaepDigestByName(name string) *digest {
+	if d := digestByName(name); d != nil {
+		return d
+	}
+	for _, d := range oaepDigests {
+		for _, n := range d.names {
+			if strings.EqualFold(n, name) {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+func oaepDigestByID(id uint32) *digest {
+	if d := digestByID(id); d != nil {
+		return d
+	}
+	for _, d := range oaepDigests {
+		if d.id == id {
+			return d
+		}
+	}
+	return nil
+}
+
+// xofHash is an XOF as a hash of a fixed length.
+type xofHash struct {
+	x *sha3.SHAKE
+	n int
+}
+
+func (h *xofHash) Write(p []byte) (int, error) { return h.x.Write(p) }
+func (h *xofHash) Reset()                      { h.x.Reset() }
+func (h *xofHash) Size() int                   { return h.n }
+func (h *xofHash) BlockSize() int              { return h.x.BlockSize() }
+
+// Sum reads the output from a copy, so that writing may go on.
+func (h *xofHash) Sum(b []byte) []byte {
+	st, err := h.x.MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	out := make([]byte, h.n)
+	h.x.Read(out)
+	if err := h.x.UnmarshalBinary(st); err != nil {
+		panic(err)
+	}
+	return append(b, out...)
 }

@@ -21,7 +21,7 @@ func TestRSAEncryptionAgainstCryptoRSA(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, err := call(async, func(w Waiter) (int, bool, *Error) {
-			return ac.Encrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), msg, w)
+			return ac.Encrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), msg, nil, w)
 		})
 		if err != nil || n != 256 {
 			t.Fatal(n, err)
@@ -32,26 +32,24 @@ func TestRSAEncryptionAgainstCryptoRSA(t *testing.T) {
 		ct, _ := rsa.EncryptOAEP(sha256.New(), rand.Reader, &key.PublicKey, msg, []byte("L"))
 		in := dma(t, len(ct))
 		copy(in, ct)
-		pad, md, lbl := dma(t, 4), dma(t, 6), dma(t, 1)
+		pad, md := dma(t, 4), dma(t, 6)
 		copy(pad, "oaep")
 		copy(md, "SHA256")
-		copy(lbl, "L")
 		var l paramList
 		l.add("pad-mode", TypeUTF8, ptr(pad), 4)
 		l.add("digest", TypeUTF8, ptr(md), 6)
-		l.add("oaep-label", TypeOctet, ptr(lbl), 1)
 		if err := ac.Init(env, ptr(ctx), ptr(st), OpDecrypt, l.params()); err != nil {
 			t.Fatal(err)
 		}
 		n, err = call(async, func(w Waiter) (int, bool, *Error) {
-			return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, w)
+			return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, []byte("L"), w)
 		})
 		if err != nil || !bytes.Equal(out[:n], msg) {
 			t.Fatalf("OAEP decryption: %d %v", n, err)
 		}
 		in[7] ^= 1
 		if _, err := call(async, func(w Waiter) (int, bool, *Error) {
-			return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, w)
+			return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, []byte("L"), w)
 		}); err == nil {
 			t.Fatal("a tampered OAEP ciphertext decrypted")
 		}

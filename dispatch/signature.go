@@ -63,8 +63,10 @@ type AsymCipher interface {
 	Init(env *Env, st, key unsafe.Pointer, op int, params Params) *Error
 	SetParams(env *Env, st unsafe.Pointer, params Params) *Error
 	GetParams(env *Env, st unsafe.Pointer, params Params) *Error
-	Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []byte, w Waiter) (int, bool, *Error)
-	Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in []byte, w Waiter) (int, bool, *Error)
+	// label is the OAEP label, which the C side keeps (it has no bound on
+	// its length, as in OpenSSL).
+	Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, label []byte, w Waiter) (int, bool, *Error)
+	Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, label []byte, w Waiter) (int, bool, *Error)
 }
 
 // Asymmetric cipher ids shared with the C side (cptabi.h CPT_ASYM_*).

@@ -14,6 +14,10 @@ struct cptprov_asym {
     int alg; /* CPT_ASYM_* */
     int keytype;
     struct cptprov_key *key;
+    /* The OAEP label: kept here rather than in Go's state, as OpenSSL puts
+     * no bound on its length. NULL: none (an empty label). */
+    unsigned char *label;
+    size_t label_len;
     unsigned char state[CPT_SIG_STATE_SIZE] __attribute__((aligned(16)));
 };
 
@@ -36,6 +40,7 @@ static void cptprov_asym_free(void *va)
     if (a == NULL)
         return;
     cptprov_key_free(a->key);
+    OPENSSL_free(a->label);
     OPENSSL_clear_free(a, sizeof(*a));
 }
 
@@ -43,9 +48,38 @@ static void *cptprov_asym_dup(void *va)
 {
     struct cptprov_asym *a = va, *d = OPENSSL_memdup(a, sizeof(*a));
 
-    if (d != NULL && d->key != NULL)
+    if (d == NULL)
+        return NULL;
+    /* An empty label is a byte of memory: OPENSSL_memdup(p, 0) is NULL. */
+    if (a->label != NULL && (d->label = OPENSSL_malloc(a->label_len + 1)) == NULL) {
+        OPENSSL_clear_free(d, sizeof(*d));
+        return NULL;
+    }
+    if (a->label != NULL)
+        memcpy(d->label, a->label, a->label_len);
+    if (d->key != NULL)
         cptprov_key_up_ref(d->key);
     return d;
+}
+
+/* Takes the OAEP label from params, if there is one; the rest is Go's. */
+static int asym_set_label(struct cptprov_asym *a, const OSSL_PARAM params[])
+{
+    const OSSL_PARAM *p = OSSL_PARAM_locate_const(params, OSSL_ASYM_CIPHER_PARAM_OAEP_LABEL);
+    void *label = NULL;
+    size_t len = 0;
+
+    if (p == NULL)
+        return 1;
+    if (!OSSL_PARAM_get_octet_string(p, &label, 0, &len)) {
+        CPT_RAISE(a->prov, CPT_R_BAD_PARAMETER, "parameter \"%s\" must be an octet string",
+            OSSL_ASYM_CIPHER_PARAM_OAEP_LABEL);
+        return 0;
+    }
+    OPENSSL_free(a->label);
+    a->label = label;
+    a->label_len = len;
+    return 1;
 }
 
 static int asym_init(struct cptprov_asym *a, void *vkey, int op, const OSSL_PARAM params[])
@@ -63,11 +97,14 @@ static int asym_init(struct cptprov_asym *a, void *vkey, int op, const OSSL_PARA
     a->key = k;
     if ((api = cptprov_go(a->prov)) == NULL)
         return 0;
+    OPENSSL_free(a->label);
+    a->label = NULL;
+    a->label_len = 0;
     if (api->asym_init(a->alg, a->state, k->state, op, params, &st) != CPT_OK) {
         cptprov_raise_status(a->prov, &st, "asym_cipher_init");
         return 0;
     }
-    return 1;
+    return asym_set_label(a, params);
 }
 
 static int cptprov_encrypt_init(void *va, void *key, const OSSL_PARAM params[])
@@ -92,7 +129,7 @@ static int asym_crypt(struct cptprov_asym *a, unsigned char *out, size_t *outlen
         return 0;
     n = out != NULL ? cptprov_async_begin() : NULL;
     rc = api->asym_crypt(a->alg, a->state, a->key->state, out, outlen, outsize, in, inlen, decrypt,
-        n, &st);
+        a->label, a->label_len, n, &st);
     return cptprov_finish(a->prov, rc, n, outlen, &st, decrypt ? "decrypt" : "encrypt");
 }
 
@@ -112,6 +149,7 @@ static int asym_params(struct cptprov_asym *a, const OSSL_PARAM params[], int se
 {
     struct cpt_status st = { 0, "" };
     const struct cptgo_api *api;
+    OSSL_PARAM *p;
 
     if (params == NULL || params[0].key == NULL)
         return 1;
@@ -119,6 +157,14 @@ static int asym_params(struct cptprov_asym *a, const OSSL_PARAM params[], int se
         return 0;
     if (api->asym_params(a->alg, a->state, params, set, &st) != CPT_OK) {
         cptprov_raise_status(a->prov, &st, set ? "asym_cipher_set_ctx_params" : "asym_cipher_get_ctx_params");
+        return 0;
+    }
+    if (set)
+        return asym_set_label(a, params);
+    p = OSSL_PARAM_locate((OSSL_PARAM *)params, OSSL_ASYM_CIPHER_PARAM_OAEP_LABEL);
+    if (p != NULL && !OSSL_PARAM_set_octet_ptr(p, a->label, a->label_len)) {
+        CPT_RAISE(a->prov, CPT_R_BAD_PARAMETER, "parameter \"%s\" must be an octet pointer",
+            OSSL_ASYM_CIPHER_PARAM_OAEP_LABEL);
         return 0;
     }
     return 1;
@@ -138,6 +184,10 @@ static int cptprov_asym_set_params(void *va, const OSSL_PARAM params[])
 static const OSSL_PARAM rsa_enc_gettable[] = {
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_OAEP_DIGEST, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_PAD_MODE, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_MGF1_DIGEST, NULL, 0),
+    OSSL_PARAM_DEFN(OSSL_ASYM_CIPHER_PARAM_OAEP_LABEL, OSSL_PARAM_OCTET_PTR, NULL, 0),
+    OSSL_PARAM_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION, NULL),
+    OSSL_PARAM_uint(OSSL_ASYM_CIPHER_PARAM_TLS_NEGOTIATED_VERSION, NULL),
     OSSL_PARAM_END
 };
 static const OSSL_PARAM rsa_enc_settable[] = {

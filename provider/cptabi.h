@@ -13,36 +13,75 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 7
+#define CPT_ABI_VERSION 8
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
 #define CPT_OK 1
 #define CPT_PENDING 2 /* submitted; the outcome arrives through the notifier */
 
-/* Reason codes (dispatch.Reason*). */
-#define CPT_R_INVALID_KEY_LENGTH 1
-#define CPT_R_INVALID_IV_LENGTH 2
-#define CPT_R_MISSING_KEY 3
-#define CPT_R_MISSING_IV 4
-#define CPT_R_INVALID_TAG 5
-#define CPT_R_OUTPUT_TOO_SMALL 6
-#define CPT_R_BAD_PARAMETER 7
-#define CPT_R_INVALID_AAD 8
-#define CPT_R_OPERATION_FAILED 9
-#define CPT_R_DEVICE_ERROR 10
-#define CPT_R_DEVICE_UNAVAILABLE 11
-#define CPT_R_INTERNAL 12
-#define CPT_R_WRONG_STATE 13
-#define CPT_R_QUEUE_FULL 14
-#define CPT_R_AUTH_FAILED 15
-#define CPT_R_TOO_MANY_RECORDS 16
-#define CPT_R_TIMEOUT 17
-#define CPT_R_INVALID_KEY 18
-#define CPT_R_VERIFY_FAILED 19
-#define CPT_R_WRONG_FINAL_BLOCK_LENGTH 20
-#define CPT_R_BAD_DECRYPT 21
-#define CPT_R_BAD_CONFIG 22 /* C side only: a bad value in the configuration */
+/*
+ * Reason codes (dispatch.Reason*) and the strings OpenSSL prints for them,
+ * the one list both come from. Where OpenSSL's default provider raises a
+ * reason for the same condition, cptprov raises the same number and string:
+ * PROV_R_* (proverr.h), RSA_R_* (rsaerr.h) where the default's error comes
+ * from libcrypto's RSA code and no PROV_R_ number here has it, and the
+ * common ERR_R_* reasons with their flags (err.h); applications and
+ * evp_test match on them. cptprov's own reasons, and OpenSSL strings whose
+ * number another entry holds, are numbered from 1000: above every library
+ * reason of OpenSSL, below its flag bits.
+ */
+#define CPT_R_COMMON(n) ((n) | (3 << 18)) /* ERR_RFLAG_COMMON | ERR_RFLAG_FATAL */
+#define CPT_REASONS(X)                                                                  \
+    X(CPT_R_BAD_DECRYPT, 100, "bad decrypt")                                            \
+    X(CPT_R_OPERATION_FAILED, 102, "cipher operation failed")                           \
+    X(CPT_R_INVALID_KEY_LENGTH, 105, "invalid key length")                              \
+    X(CPT_R_OUTPUT_TOO_SMALL, 106, "output buffer too small")                           \
+    X(CPT_R_WRONG_FINAL_BLOCK_LENGTH, 107, "wrong final block length")                  \
+    X(CPT_R_INVALID_AAD, 108, "invalid aad")                                            \
+    X(CPT_R_INVALID_IV_LENGTH, 109, "invalid iv length")                                \
+    X(CPT_R_INVALID_TAG, 110, "invalid tag")                                            \
+    X(CPT_R_INVALID_SALT_LENGTH, 112, "invalid salt length")                            \
+    X(CPT_R_MISSING_KEY, 114, "no key set")                                             \
+    X(CPT_R_INVALID_DIGEST, 122, "invalid digest")                                      \
+    X(CPT_R_TOO_MANY_RECORDS, 126, "too many records")                                  \
+    X(CPT_R_NOT_SUPPORTED, 136, "not supported")                                        \
+    X(CPT_R_BAD_LENGTH, 142, "bad length")                                              \
+    X(CPT_R_INVALID_KEY, 158, "invalid key")                                            \
+    X(CPT_R_BAD_TLS_CLIENT_VERSION, 161, "bad tls client version")                      \
+    X(CPT_R_FAILED_TO_DECRYPT, 162, "failed to decrypt")                                \
+    X(CPT_R_ILLEGAL_OR_UNSUPPORTED_PADDING_MODE, 165, "illegal or unsupported padding mode") \
+    X(CPT_R_INVALID_DIGEST_LENGTH, 166, "invalid digest length")                        \
+    X(CPT_R_INVALID_MGF1_MD, 167, "invalid mgf1 md")                                    \
+    X(CPT_R_INVALID_PADDING_MODE, 168, "invalid padding mode")                          \
+    X(CPT_R_KEY_SIZE_TOO_SMALL, 171, "key size too small")                              \
+    X(CPT_R_PSS_SALTLEN_TOO_SMALL, 172, "pss saltlen too small")                        \
+    X(CPT_R_DIGEST_NOT_ALLOWED, 174, "digest not allowed")                              \
+    X(CPT_R_OPERATION_NOT_SUPPORTED_FOR_THIS_KEYTYPE, 178,                              \
+        "operation not supported for this keytype")                                     \
+    X(CPT_R_INVALID_SIGNATURE_SIZE, 179, "invalid signature size")                      \
+    X(CPT_R_XOF_DIGESTS_NOT_ALLOWED, 183, "xof digests not allowed")                    \
+    X(CPT_R_OAEP_DECODING_ERROR, 121, "oaep decoding error") /* RSA_R_ */               \
+    X(CPT_R_DATA_TOO_LARGE_FOR_MODULUS, 132, "data too large for modulus") /* RSA_R_ */ \
+    X(CPT_R_UNKNOWN_PADDING_TYPE, 118, "unknown padding type") /* RSA_R_ */             \
+    X(CPT_R_PKCS_DECODING_ERROR, 159, "pkcs decoding error") /* RSA_R_ */               \
+    X(CPT_R_INTERNAL, CPT_R_COMMON(259), "internal error") /* ERR_R_INTERNAL_ERROR */   \
+    X(CPT_R_UNSUPPORTED, 268 | (2 << 18), "unsupported") /* ERR_R_UNSUPPORTED */        \
+    X(CPT_R_MISSING_IV, 1000, "no iv set")                                              \
+    X(CPT_R_BAD_PARAMETER, 1001, "bad parameter")                                       \
+    X(CPT_R_DEVICE_ERROR, 1002, "device error")                                         \
+    X(CPT_R_DEVICE_UNAVAILABLE, 1003, "device unavailable")                             \
+    X(CPT_R_WRONG_STATE, 1004, "operation not allowed in this state")                   \
+    X(CPT_R_QUEUE_FULL, 1005, "device queue full")                                      \
+    X(CPT_R_AUTH_FAILED, 1006, "authentication failed")                                 \
+    X(CPT_R_TIMEOUT, 1007, "device timeout")                                            \
+    X(CPT_R_VERIFY_FAILED, 1008, "signature verification failed")                       \
+    X(CPT_R_BAD_CONFIG, 1009, "bad configuration") /* C side only: the configuration */ \
+    X(CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE, 1010, "data too large for key size") /* RSA_R_ 110 */ \
+    X(CPT_R_DATA_TOO_SMALL_FOR_KEY_SIZE, 1011, "data too small for key size") /* RSA_R_ 122 */ \
+    X(CPT_R_DATA_GREATER_THAN_MOD_LEN, 1012, "data greater than mod len") /* RSA_R_ 108 */
+#define CPT_R_ENUM(name, num, str) name = (num),
+enum cpt_reason { CPT_REASONS(CPT_R_ENUM) };
 
 /* Cipher algorithm ids (dispatch.Alg*). */
 #define CPT_ALG_AES_128_GCM 1

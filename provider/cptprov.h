@@ -133,7 +133,8 @@ struct cptgo_api {
     int (*asym_init)(int alg, void *state, void *key, int op, const void *params, struct cpt_status *st);
     int (*asym_params)(int alg, void *state, const void *params, int set, struct cpt_status *st);
     int (*asym_crypt)(int alg, void *state, void *key, void *out, size_t *outl, size_t outsize,
-        const void *in, size_t inl, int decrypt, struct cpt_notifier *n, struct cpt_status *st);
+        const void *in, size_t inl, int decrypt, const void *label, size_t labell,
+        struct cpt_notifier *n, struct cpt_status *st);
     int (*sig_verify)(int alg, void *state, void *key, void *scratch, const void *sig,
         size_t siglen, const void *tbs, size_t tbslen, int final, struct cpt_notifier *n,
         struct cpt_status *st);

@@ -7,29 +7,9 @@ static OSSL_FUNC_core_new_error_fn *c_new_error;
 static OSSL_FUNC_core_set_error_debug_fn *c_set_error_debug;
 static OSSL_FUNC_core_vset_error_fn *c_vset_error;
 
+#define CPT_R_ITEM(name, num, str) { (name), (str) },
 const OSSL_ITEM cptprov_reason_strings[] = {
-    { CPT_R_INVALID_KEY_LENGTH, "invalid key length" },
-    { CPT_R_INVALID_IV_LENGTH, "invalid iv length" },
-    { CPT_R_MISSING_KEY, "no key set" },
-    { CPT_R_MISSING_IV, "no iv set" },
-    { CPT_R_INVALID_TAG, "invalid tag" },
-    { CPT_R_OUTPUT_TOO_SMALL, "output buffer too small" },
-    { CPT_R_BAD_PARAMETER, "bad parameter" },
-    { CPT_R_INVALID_AAD, "invalid aad" },
-    { CPT_R_OPERATION_FAILED, "cipher operation failed" },
-    { CPT_R_DEVICE_ERROR, "device error" },
-    { CPT_R_DEVICE_UNAVAILABLE, "device unavailable" },
-    { CPT_R_INTERNAL, "internal error" },
-    { CPT_R_WRONG_STATE, "operation not allowed in this state" },
-    { CPT_R_QUEUE_FULL, "device queue full" },
-    { CPT_R_AUTH_FAILED, "authentication failed" },
-    { CPT_R_TOO_MANY_RECORDS, "too many records" },
-    { CPT_R_TIMEOUT, "device timeout" },
-    { CPT_R_INVALID_KEY, "invalid key" },
-    { CPT_R_VERIFY_FAILED, "signature verification failed" },
-    { CPT_R_WRONG_FINAL_BLOCK_LENGTH, "wrong final block length" },
-    { CPT_R_BAD_DECRYPT, "bad decrypt" },
-    { CPT_R_BAD_CONFIG, "bad configuration" },
+    CPT_REASONS(CPT_R_ITEM)
     { 0, NULL }
 };
 

@@ -71,7 +71,6 @@ import (
 func main() {}
 
 // The numbers shared with the C side must agree.
-var _ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_256_GCM-C.int(dispatch.AlgAES256GCM)]
 var _ = [1]struct{}{}[C.CPT_ALG_DES_EDE3_CBC-C.int(dispatch.AlgDESEDE3CBC)]
 var _ = [1]struct{}{}[C.CPT_ALG_AES_128_CBC_HMAC_SHA1-C.int(dispatch.AlgAES128CBCHMACSHA1)]
@@ -82,8 +81,6 @@ var _ = [1]struct{}{}[C.CPT_ALG_MD_BASE-dispatch.AlgMDBase]
 var _ = [1]struct{}{}[C.CPT_ALG_MAC_BASE-dispatch.AlgMACBase]
 var _ = [C.CPT_MAX_ALGS/2 - C.CPT_ALG_MAC_BASE - C.CPT_MD_SHA512_256]struct{}{} // below the asymmetric counters (32 on)
 var _ = [1]struct{}{}[C.sizeof_struct_cpt_aead_shadow-unsafe.Sizeof(dispatch.AEADShadow{})]
-var _ = [1]struct{}{}[C.CPT_R_INVALID_KEY-C.int(dispatch.ReasonInvalidKey)]
-var _ = [1]struct{}{}[C.CPT_R_BAD_DECRYPT-C.int(dispatch.ReasonBadDecrypt)]
 var _ = [1]struct{}{}[C.CPT_SIG_ECDSA-C.int(dispatch.SigECDSA)]
 var _ = [1]struct{}{}[C.CPT_SIG_RSA-C.int(dispatch.SigRSA)]
 var _ = [1]struct{}{}[C.CPT_KEY_RSA-C.int(dispatch.KeyRSA)]
@@ -97,6 +94,56 @@ var _ = [1]struct{}{}[C.CPT_KEY_EC-C.int(dispatch.KeyEC)]
 var _ = [1]struct{}{}[C.CPT_KEY_HAS_DOMAIN-C.int(dispatch.KeyHasDomain)]
 var _ = [1]struct{}{}[C.CPT_EXCH_SCRATCH_SIZE-dispatch.ScratchSize]
 var _ = [1]struct{}{}[unsafe.Offsetof(C.struct_cpt_aead_shadow{}.run_tag)-unsafe.Offsetof(dispatch.AEADShadow{}.RunTag)]
+
+// Every reason is the number cptabi.h gives it (dispatch_test checks that
+// none is missing from either list).
+var (
+	_ = [1]struct{}{}[C.CPT_R_BAD_DECRYPT-C.int(dispatch.ReasonBadDecrypt)]
+	_ = [1]struct{}{}[C.CPT_R_OPERATION_FAILED-C.int(dispatch.ReasonOperationFailed)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_KEY_LENGTH-C.int(dispatch.ReasonInvalidKeyLength)]
+	_ = [1]struct{}{}[C.CPT_R_OUTPUT_TOO_SMALL-C.int(dispatch.ReasonOutputTooSmall)]
+	_ = [1]struct{}{}[C.CPT_R_WRONG_FINAL_BLOCK_LENGTH-C.int(dispatch.ReasonWrongFinalBlockLength)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_AAD-C.int(dispatch.ReasonInvalidAAD)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_IV_LENGTH-C.int(dispatch.ReasonInvalidIVLength)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_TAG-C.int(dispatch.ReasonInvalidTag)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_SALT_LENGTH-C.int(dispatch.ReasonInvalidSaltLength)]
+	_ = [1]struct{}{}[C.CPT_R_MISSING_KEY-C.int(dispatch.ReasonMissingKey)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_DIGEST-C.int(dispatch.ReasonInvalidDigest)]
+	_ = [1]struct{}{}[C.CPT_R_TOO_MANY_RECORDS-C.int(dispatch.ReasonTooManyRecords)]
+	_ = [1]struct{}{}[C.CPT_R_NOT_SUPPORTED-C.int(dispatch.ReasonNotSupported)]
+	_ = [1]struct{}{}[C.CPT_R_BAD_LENGTH-C.int(dispatch.ReasonBadLength)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_KEY-C.int(dispatch.ReasonInvalidKey)]
+	_ = [1]struct{}{}[C.CPT_R_BAD_TLS_CLIENT_VERSION-C.int(dispatch.ReasonBadTLSClientVersion)]
+	_ = [1]struct{}{}[C.CPT_R_FAILED_TO_DECRYPT-C.int(dispatch.ReasonFailedToDecrypt)]
+	_ = [1]struct{}{}[C.CPT_R_ILLEGAL_OR_UNSUPPORTED_PADDING_MODE-C.int(dispatch.ReasonIllegalOrUnsupportedPaddingMode)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_DIGEST_LENGTH-C.int(dispatch.ReasonInvalidDigestLength)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_MGF1_MD-C.int(dispatch.ReasonInvalidMGF1MD)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_PADDING_MODE-C.int(dispatch.ReasonInvalidPaddingMode)]
+	_ = [1]struct{}{}[C.CPT_R_KEY_SIZE_TOO_SMALL-C.int(dispatch.ReasonKeySizeTooSmall)]
+	_ = [1]struct{}{}[C.CPT_R_PSS_SALTLEN_TOO_SMALL-C.int(dispatch.ReasonPSSSaltlenTooSmall)]
+	_ = [1]struct{}{}[C.CPT_R_DIGEST_NOT_ALLOWED-C.int(dispatch.ReasonDigestNotAllowed)]
+	_ = [1]struct{}{}[C.CPT_R_OPERATION_NOT_SUPPORTED_FOR_THIS_KEYTYPE-C.int(dispatch.ReasonOperationNotSupportedForThisKeytype)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_SIGNATURE_SIZE-C.int(dispatch.ReasonInvalidSignatureSize)]
+	_ = [1]struct{}{}[C.CPT_R_XOF_DIGESTS_NOT_ALLOWED-C.int(dispatch.ReasonXOFDigestsNotAllowed)]
+	_ = [1]struct{}{}[C.CPT_R_OAEP_DECODING_ERROR-C.int(dispatch.ReasonOAEPDecodingError)]
+	_ = [1]struct{}{}[C.CPT_R_DATA_TOO_LARGE_FOR_MODULUS-C.int(dispatch.ReasonDataTooLargeForModulus)]
+	_ = [1]struct{}{}[C.CPT_R_INTERNAL-C.int(dispatch.ReasonInternal)]
+	_ = [1]struct{}{}[C.CPT_R_MISSING_IV-C.int(dispatch.ReasonMissingIV)]
+	_ = [1]struct{}{}[C.CPT_R_BAD_PARAMETER-C.int(dispatch.ReasonBadParameter)]
+	_ = [1]struct{}{}[C.CPT_R_DEVICE_ERROR-C.int(dispatch.ReasonDeviceError)]
+	_ = [1]struct{}{}[C.CPT_R_DEVICE_UNAVAILABLE-C.int(dispatch.ReasonDeviceUnavailable)]
+	_ = [1]struct{}{}[C.CPT_R_WRONG_STATE-C.int(dispatch.ReasonWrongState)]
+	_ = [1]struct{}{}[C.CPT_R_QUEUE_FULL-C.int(dispatch.ReasonQueueFull)]
+	_ = [1]struct{}{}[C.CPT_R_AUTH_FAILED-C.int(dispatch.ReasonAuthFailed)]
+	_ = [1]struct{}{}[C.CPT_R_TIMEOUT-C.int(dispatch.ReasonTimeout)]
+	_ = [1]struct{}{}[C.CPT_R_VERIFY_FAILED-C.int(dispatch.ReasonVerifyFailed)]
+	_ = [1]struct{}{}[C.CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE-C.int(dispatch.ReasonDataTooLargeForKeySize)]
+	_ = [1]struct{}{}[C.CPT_R_DATA_TOO_SMALL_FOR_KEY_SIZE-C.int(dispatch.ReasonDataTooSmallForKeySize)]
+	_ = [1]struct{}{}[C.CPT_R_DATA_GREATER_THAN_MOD_LEN-C.int(dispatch.ReasonDataGreaterThanModLen)]
+	_ = [1]struct{}{}[C.CPT_R_UNKNOWN_PADDING_TYPE-C.int(dispatch.ReasonUnknownPaddingType)]
+	_ = [1]struct{}{}[C.CPT_R_PKCS_DECODING_ERROR-C.int(dispatch.ReasonPKCSDecodingError)]
+	_ = [1]struct{}{}[C.CPT_R_UNSUPPORTED-C.int(dispatch.ReasonUnsupported)]
+)
 
 // The statistics area's Go twin matches the C layout (a compile error if not).
 var (
@@ -993,7 +1040,7 @@ func cptgo_asym_params(alg C.int, state, params unsafe.Pointer, set C.int, st *C
 }
 
 //export cptgo_asym_crypt
-func cptgo_asym_crypt(alg C.int, state, key, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, in unsafe.Pointer, inl C.size_t, decrypt C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_asym_crypt(alg C.int, state, key, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, in unsafe.Pointer, inl C.size_t, decrypt C.int, label unsafe.Pointer, labell C.size_t, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
 	maybePanic("crypt")
 	a, env, e := asymOf(alg)
@@ -1003,9 +1050,9 @@ func cptgo_asym_crypt(alg C.int, state, key, out unsafe.Pointer, outl *C.size_t,
 	var n int
 	var async bool
 	if decrypt != 0 {
-		n, async, e = a.Decrypt(env, state, key, out, int(outsize), goBytes(in, inl), waiterOf(wn))
+		n, async, e = a.Decrypt(env, state, key, out, int(outsize), goBytes(in, inl), goBytes(label, labell), waiterOf(wn))
 	} else {
-		n, async, e = a.Encrypt(env, state, key, out, int(outsize), goBytes(in, inl), waiterOf(wn))
+		n, async, e = a.Encrypt(env, state, key, out, int(outsize), goBytes(in, inl), goBytes(label, labell), waiterOf(wn))
 	}
 	return pendingResult(outl, n, async, st, e)
 }
