@@ -290,29 +290,36 @@ func (ec) Match(a, b unsafe.Pointer, selection int) bool {
 // Validate checks the selected parts; a public point is checked on the
 // device (a multiplication by 1 that rejects points off the curve), a key
 // pair by recomputing the public point.
-func (ec) Validate(env *Env, st unsafe.Pointer, selection int) bool {
+func (ec) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 	k := (*ecKey)(st)
 	c := k.c()
 	if c == nil {
-		return false
+		return errorf(ReasonInvalidKey, "EC key without a curve")
 	}
-	if selection&SelectPublic != 0 && (k.head.Has&KeyHasPublic == 0 || ecCheckPoint(env, k) != nil) {
-		return false
+	if selection&SelectPublic != 0 {
+		if k.head.Has&KeyHasPublic == 0 {
+			return errorf(ReasonInvalidKey, "EC key check: no public key")
+		}
+		if err := ecCheckPoint(env, k); err != nil {
+			return errorf(ReasonInvalidKey, "EC public key is not a point of %s: %s", c.name, err.Msg)
+		}
 	}
 	if selection&SelectPrivate != 0 && (k.head.Has&KeyHasPrivate == 0 || !c.inRange(k.privBytes())) {
-		return false
+		return errorf(ReasonInvalidKey, "EC private key missing or not in [1, n)")
 	}
 	if selection&SelectKeypair == SelectKeypair {
 		mem := env.getScratch()
 		defer env.putScratch(mem)
 		check := (*ecKey)(unsafe.Pointer(&mem[0]))
 		check.curve, check.priv = k.curve, k.priv
-		if ecPublic(env, check, nil) != nil {
-			return false
+		if err := ecPublic(env, check, nil); err != nil {
+			return err
 		}
-		return subtle.ConstantTimeCompare(check.pubBytes(), k.pubBytes()) == 1
+		if subtle.ConstantTimeCompare(check.pubBytes(), k.pubBytes()) != 1 {
+			return errorf(ReasonInvalidKey, "EC key pair check: the public key is not the private key's")
+		}
 	}
-	return true
+	return nil
 }
 
 // ecCheckPoint has the device check that k's public point is on the curve.

@@ -55,6 +55,17 @@ const (
 	ReasonDataTooLargeForKeySize              Reason = 1010 // RSA_R_'s 110 is ReasonInvalidTag here
 	ReasonDataTooSmallForKeySize              Reason = 1011 // RSA_R_'s 122 is ReasonInvalidDigest
 	ReasonDataGreaterThanModLen               Reason = 1012 // RSA_R_'s 108 is ReasonInvalidAAD
+	ReasonBadEValue                           Reason = 101  // RSA_R_
+	ReasonDENotCongruentTo1                   Reason = 123  // RSA_R_
+	ReasonDMP1NotCongruentToD                 Reason = 124  // RSA_R_
+	ReasonDMQ1NotCongruentToD                 Reason = 125  // RSA_R_
+	ReasonNDoesNotEqualPQ                     Reason = 127  // RSA_R_
+	ReasonPNotPrime                           Reason = 128  // RSA_R_
+	ReasonQNotPrime                           Reason = 129  // RSA_R_
+	ReasonValueMissing                        Reason = 147  // RSA_R_
+	ReasonPubExponentOutOfRange               Reason = 1013 // RSA_R_'s 178 is taken here
+	ReasonIQMPNotInverseOfQ                   Reason = 1014 // RSA_R_'s 126 is taken here
+	ReasonInvalidModulus                      Reason = 1015 // RSA_R_'s 174 is taken here
 )
 
 // Error is an operation failure with the reason OpenSSL will show.

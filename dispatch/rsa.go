@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/subtle"
@@ -198,8 +199,12 @@ func (t rsaKT) Import(env *Env, st unsafe.Pointer, selection int, params Params)
 	if len(n) == 0 || len(e) == 0 {
 		return errorf(ReasonMissingKey, "RSA import needs n and e")
 	}
-	if len(n) > rsaMaxLen || len(n) < 64 || n[len(n)-1]&1 == 0 {
-		return errorf(ReasonInvalidKey, "RSA modulus of %d bytes (512 to 8192 bits, odd)", len(n))
+	// As the default provider, import takes any modulus and leaves the
+	// rules to the key checks and to the operations; the one limit is the
+	// device's largest operand.
+	n = trimPublicBytes(n)
+	if len(n) > rsaMaxLen || len(n) == 0 {
+		return errorf(ReasonInvalidKey, "RSA modulus of %d bytes (1 to 8192 bits)", len(n))
 	}
 	*k = rsaKey{head: KeyHead{Type: t.keyType()}, nLen: uint32(len(n))}
 	if err := t.restriction(params, &k.pss); err != nil {
@@ -341,33 +346,9 @@ func (rsaKT) Match(a, b unsafe.Pointer, selection int) bool {
 	return ok
 }
 
-// Validate checks a key pair by a round trip through the device: a random
-// value raised to d and back to e.
-func (rsaKT) Validate(env *Env, st unsafe.Pointer, selection int) bool {
-	k := (*rsaKey)(st)
-	if selection&SelectPublic != 0 && k.head.Has&KeyHasPublic == 0 {
-		return false
-	}
-	if selection&SelectPrivate != 0 && k.head.Has&KeyHasPrivate == 0 {
-		return false
-	}
-	if selection&SelectKeypair != SelectKeypair {
-		return true
-	}
-	msg := make([]byte, k.nLen)
-	rand.Read(msg[1:])
-	msg[0] = 0
-	buf := dmaScratch(env, 2*int(k.nLen))
-	defer buf.release()
-	sig := buf.b[:k.nLen]
-	if _, err := rsaPrivate(env, k, msg, sig, nil); err != nil {
-		return false
-	}
-	back := buf.b[k.nLen : 2*k.nLen]
-	if _, err := rsaPublic(env, k, sig, back, nil); err != nil {
-		return false
-	}
-	return subtle.ConstantTimeCompare(back, msg) == 1
+// Validate runs the default provider's key checks (rsakeycheck.go).
+func (rsaKT) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
+	return validateError((*rsaKey)(st).validate(selection))
 }
 
 func (t rsaKT) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
@@ -441,8 +422,33 @@ func (rsaKT) Derive(env *Env, key, peer, scratch, out unsafe.Pointer, outsize in
 	return 0, false, errorf(ReasonBadParameter, "RSA keys do not derive")
 }
 
+// trimPublicBytes strips the leading zero bytes of a public number.
+func trimPublicBytes(b []byte) []byte {
+	for len(b) > 0 && b[0] == 0 {
+		b = b[1:]
+	}
+	return b
+}
+
+// rsaPublicOK applies the default provider's rules for the public
+// operations (rsa_ossl_public_encrypt and _decrypt): e below n, and no more
+// than 64 bits of e with a modulus above 3072 bits.
+func rsaPublicOK(k *rsaKey) *Error {
+	n, e := k.N(), trimPublicBytes(k.E())
+	if len(e) > len(n) || len(e) == len(n) && bytes.Compare(e, n) >= 0 {
+		return errorf(ReasonBadEValue, "RSA public exponent not below the modulus")
+	}
+	if k.bits() > 3072 && len(e) > 8 {
+		return errorf(ReasonBadEValue, "RSA public exponent of more than 64 bits with a modulus above 3072 bits")
+	}
+	return nil
+}
+
 // rsaPublic computes in^e mod n into out on the device.
 func rsaPublic(env *Env, k *rsaKey, in, out []byte, w Waiter) (bool, *Error) {
+	if err := rsaPublicOK(k); err != nil {
+		return false, err
+	}
 	l, el := int(k.nLen), int(k.eLen)
 	ops := dmaScratch(env, 2*l+el)
 	copy(ops.b, k.N())

@@ -243,6 +243,9 @@ func (c *modulusCache) get(n []byte) *bigmod.Modulus {
 	if m != nil {
 		return m
 	}
+	if len(n) == 0 || n[len(n)-1]&1 == 0 {
+		return nil // no Montgomery arithmetic: nothing can pass a check
+	}
 	m, err := bigmod.NewModulus(n)
 	if err != nil {
 		return nil

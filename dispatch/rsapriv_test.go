@@ -112,7 +112,7 @@ func TestRSAPrivateCatchesCRTFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, err := call(i%2 == 1, func(w Waiter) (int, bool, *Error) {
-			return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, w)
+			return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, nil, w)
 		})
 		if err != nil || !bytes.Equal(out[:n], msg) {
 			t.Fatalf("decrypt %d: %v, %x", i, err, out[:n])
@@ -208,5 +208,22 @@ func BenchmarkRSAResultCheck(b *testing.B) {
 	}
 	for b.Loop() {
 		rsaResultOK(k, m, s)
+	}
+}
+
+func BenchmarkRSASign2048(b *testing.B) {
+	env := testEnv(b)
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	st := importRSA(&testing.T{}, env, key)
+	sg := SignatureByID(SigRSA)
+	ctx, scratch, sig := dma(b, int(sg.StateSize())), dma(b, SigScratchSize), dma(b, 256)
+	if err := sg.Init(env, ptr(ctx), ptr(st), OpSign, false, "", Params{}); err != nil {
+		b.Fatal(err)
+	}
+	h := dma(b, 32)
+	for b.Loop() {
+		if _, _, err := sg.Sign(env, ptr(ctx), ptr(st), ptr(scratch), ptr(sig), 256, h, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -413,6 +413,9 @@ func (c *rsaSigCtx) verify(env *Env, k *rsaKey, sig, tbs []byte, w Waiter) (bool
 	if len(sig) != l {
 		return false, errorf(ReasonVerifyFailed, "RSA signature of %d bytes for a %d-byte modulus", len(sig), l)
 	}
+	if err := rsaPublicOK(k); err != nil {
+		return false, err
+	}
 	out := dmaScratch(env, l)
 	cc, digestCopy := *c, append([]byte(nil), tbs...)
 	check := func() (int, *Error) {
@@ -463,6 +466,9 @@ func (rsaSig) VerifyRecover(env *Env, st, key unsafe.Pointer, sig []byte, out []
 	}
 	if out == nil {
 		return l, nil
+	}
+	if err := rsaPublicOK(k); err != nil {
+		return 0, err
 	}
 	buf := dmaScratch(env, l)
 	defer buf.release()

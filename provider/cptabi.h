@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 8
+#define CPT_ABI_VERSION 9
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -79,7 +79,18 @@
     X(CPT_R_BAD_CONFIG, 1009, "bad configuration") /* C side only: the configuration */ \
     X(CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE, 1010, "data too large for key size") /* RSA_R_ 110 */ \
     X(CPT_R_DATA_TOO_SMALL_FOR_KEY_SIZE, 1011, "data too small for key size") /* RSA_R_ 122 */ \
-    X(CPT_R_DATA_GREATER_THAN_MOD_LEN, 1012, "data greater than mod len") /* RSA_R_ 108 */
+    X(CPT_R_DATA_GREATER_THAN_MOD_LEN, 1012, "data greater than mod len") /* RSA_R_ 108 */ \
+    X(CPT_R_BAD_E_VALUE, 101, "bad e value") /* RSA_R_ */ \
+    X(CPT_R_D_E_NOT_CONGRUENT_TO_1, 123, "d e not congruent to 1") /* RSA_R_ */ \
+    X(CPT_R_DMP1_NOT_CONGRUENT_TO_D, 124, "dmp1 not congruent to d") /* RSA_R_ */ \
+    X(CPT_R_DMQ1_NOT_CONGRUENT_TO_D, 125, "dmq1 not congruent to d") /* RSA_R_ */ \
+    X(CPT_R_N_DOES_NOT_EQUAL_P_Q, 127, "n does not equal p q") /* RSA_R_ */ \
+    X(CPT_R_P_NOT_PRIME, 128, "p not prime") /* RSA_R_ */ \
+    X(CPT_R_Q_NOT_PRIME, 129, "q not prime") /* RSA_R_ */ \
+    X(CPT_R_VALUE_MISSING, 147, "value missing") /* RSA_R_ */ \
+    X(CPT_R_PUB_EXPONENT_OUT_OF_RANGE, 1013, "pub exponent out of range") /* RSA_R_ 178 */ \
+    X(CPT_R_IQMP_NOT_INVERSE_OF_Q, 1014, "iqmp not inverse of q") /* RSA_R_ 126 */ \
+    X(CPT_R_INVALID_MODULUS, 1015, "invalid modulus") /* RSA_R_ 174 */
 #define CPT_R_ENUM(name, num, str) name = (num),
 enum cpt_reason { CPT_REASONS(CPT_R_ENUM) };
 

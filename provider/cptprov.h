@@ -113,7 +113,7 @@ struct cptgo_api {
     int (*key_get_params)(int kt, void *state, void *params, struct cpt_status *st);
     int (*key_set_params)(int kt, void *state, const void *params, struct cpt_status *st);
     int (*key_match)(int kt, const void *a, const void *b, int selection);
-    int (*key_validate)(int kt, void *state, int selection);
+    int (*key_validate)(int kt, void *state, int selection, struct cpt_status *st);
     int (*keygen_set_params)(int kt, void *gen, const void *params, struct cpt_status *st);
     int (*keygen)(int kt, void *gen, void *state, int selection, struct cpt_notifier *n,
         struct cpt_status *st);

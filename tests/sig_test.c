@@ -564,9 +564,20 @@ static EVP_PKEY *rsa_from_n(const unsigned char *nb, size_t nlen, const char *pr
     return k;
 }
 
-/* Hostile RSA input: moduli that are even or too small are refused at
- * import with an error; signatures longer than the modulus, or not below
- * it, fail verification cleanly. */
+/* EVP_PKEY_public_check through the key's own key management. */
+static int public_check(EVP_PKEY *k)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, NULL);
+    int rc = c != NULL ? EVP_PKEY_public_check(c) : -1;
+
+    EVP_PKEY_CTX_free(c);
+    return rc;
+}
+
+/* Hostile RSA input: moduli that are even or too small are imported, as
+ * the default provider imports them, and refused by the public check with
+ * an error (an even one also at use); signatures longer than the modulus,
+ * or not below it, fail verification cleanly. */
 static void test_rsa_hostile(void)
 {
     EVP_PKEY *k = rsa_keygen(2048, "provider=default"), *bad;
@@ -581,11 +592,28 @@ static void test_rsa_hostile(void)
     }
     nb[255] &= 0xfe;
     bad = rsa_from_n(nb, sizeof(nb), "provider=cptprov");
-    CPT_CHECK(bad == NULL && ERR_peek_error() != 0, "cptprov refuses an even modulus with an error");
+    CPT_CHECK(bad != NULL && public_check(bad) <= 0 && ERR_peek_error() != 0,
+        "cptprov imports an even modulus and its public check refuses it with an error");
+    if (bad != NULL) {
+        EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, bad, "provider=cptprov");
+        size_t len = sizeof(sig);
+
+        CPT_CHECK(c != NULL && EVP_PKEY_encrypt_init(c) > 0 && EVP_PKEY_encrypt(c, sig, &len, dgst, sizeof(dgst)) <= 0
+                && ERR_peek_error() != 0, "cptprov refuses to encrypt with an even modulus, with an error");
+        EVP_PKEY_CTX_free(c);
+    }
     EVP_PKEY_free(bad);
     nb[255] |= 1;
     bad = rsa_from_n(nb, 32, "provider=cptprov");
-    CPT_CHECK(bad == NULL && ERR_peek_error() != 0, "cptprov refuses a 256-bit modulus with an error");
+    {
+        EVP_PKEY *ref = rsa_from_n(nb, 32, "provider=default");
+        int want = ref != NULL ? public_check(ref) > 0 : -1;
+
+        ERR_clear_error();
+        CPT_CHECK(bad != NULL && want >= 0 && (public_check(bad) > 0) == want && (want || ERR_peek_error() != 0),
+            "cptprov imports a 256-bit modulus and its public check says what the default provider's says (%d)", want);
+        EVP_PKEY_free(ref);
+    }
     EVP_PKEY_free(bad);
 
     /* Verification through cptprov with a signature one byte longer than

@@ -140,6 +140,17 @@ var (
 	_ = [1]struct{}{}[C.CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE-C.int(dispatch.ReasonDataTooLargeForKeySize)]
 	_ = [1]struct{}{}[C.CPT_R_DATA_TOO_SMALL_FOR_KEY_SIZE-C.int(dispatch.ReasonDataTooSmallForKeySize)]
 	_ = [1]struct{}{}[C.CPT_R_DATA_GREATER_THAN_MOD_LEN-C.int(dispatch.ReasonDataGreaterThanModLen)]
+	_ = [1]struct{}{}[C.CPT_R_BAD_E_VALUE-C.int(dispatch.ReasonBadEValue)]
+	_ = [1]struct{}{}[C.CPT_R_D_E_NOT_CONGRUENT_TO_1-C.int(dispatch.ReasonDENotCongruentTo1)]
+	_ = [1]struct{}{}[C.CPT_R_DMP1_NOT_CONGRUENT_TO_D-C.int(dispatch.ReasonDMP1NotCongruentToD)]
+	_ = [1]struct{}{}[C.CPT_R_DMQ1_NOT_CONGRUENT_TO_D-C.int(dispatch.ReasonDMQ1NotCongruentToD)]
+	_ = [1]struct{}{}[C.CPT_R_N_DOES_NOT_EQUAL_P_Q-C.int(dispatch.ReasonNDoesNotEqualPQ)]
+	_ = [1]struct{}{}[C.CPT_R_P_NOT_PRIME-C.int(dispatch.ReasonPNotPrime)]
+	_ = [1]struct{}{}[C.CPT_R_Q_NOT_PRIME-C.int(dispatch.ReasonQNotPrime)]
+	_ = [1]struct{}{}[C.CPT_R_VALUE_MISSING-C.int(dispatch.ReasonValueMissing)]
+	_ = [1]struct{}{}[C.CPT_R_PUB_EXPONENT_OUT_OF_RANGE-C.int(dispatch.ReasonPubExponentOutOfRange)]
+	_ = [1]struct{}{}[C.CPT_R_IQMP_NOT_INVERSE_OF_Q-C.int(dispatch.ReasonIQMPNotInverseOfQ)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_MODULUS-C.int(dispatch.ReasonInvalidModulus)]
 	_ = [1]struct{}{}[C.CPT_R_UNKNOWN_PADDING_TYPE-C.int(dispatch.ReasonUnknownPaddingType)]
 	_ = [1]struct{}{}[C.CPT_R_PKCS_DECODING_ERROR-C.int(dispatch.ReasonPKCSDecodingError)]
 	_ = [1]struct{}{}[C.CPT_R_UNSUPPORTED-C.int(dispatch.ReasonUnsupported)]
@@ -873,12 +884,13 @@ func cptgo_key_match(kt C.int, a, b unsafe.Pointer, selection C.int) (rc C.int) 
 }
 
 //export cptgo_key_validate
-func cptgo_key_validate(kt C.int, state unsafe.Pointer, selection C.int) (rc C.int) {
-	defer guard(nil, &rc)
-	if k, env, e := keyTypeOf(kt); e == nil && k.Validate(env, state, int(selection)) {
-		return 1
+func cptgo_key_validate(kt C.int, state unsafe.Pointer, selection C.int, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	k, env, e := keyTypeOf(kt)
+	if e != nil {
+		return result(st, e)
 	}
-	return 0
+	return result(st, k.Validate(env, state, int(selection)))
 }
 
 //export cptgo_keygen_set_params
