@@ -37,6 +37,8 @@ const (
 	ReasonOperationNotSupportedForThisKeytype Reason = 178
 	ReasonInvalidSignatureSize                Reason = 179
 	ReasonXOFDigestsNotAllowed                Reason = 183
+	ReasonInvalidX931Digest                   Reason = 170
+	ReasonFailedToSetParameter                Reason = 104
 	ReasonOAEPDecodingError                   Reason = 121         // RSA_R_
 	ReasonDataTooLargeForModulus              Reason = 132         // RSA_R_
 	ReasonUnknownPaddingType                  Reason = 118         // RSA_R_
@@ -55,6 +57,7 @@ const (
 	ReasonDataTooLargeForKeySize              Reason = 1010 // RSA_R_'s 110 is ReasonInvalidTag here
 	ReasonDataTooSmallForKeySize              Reason = 1011 // RSA_R_'s 122 is ReasonInvalidDigest
 	ReasonDataGreaterThanModLen               Reason = 1012 // RSA_R_'s 108 is ReasonInvalidAAD
+	ReasonDigestTooBigForRSAKey               Reason = 1013 // RSA_R_'s 112 is ReasonInvalidSaltLength
 )
 
 // Error is an operation failure with the reason OpenSSL will show.

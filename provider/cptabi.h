@@ -61,6 +61,8 @@
         "operation not supported for this keytype")                                     \
     X(CPT_R_INVALID_SIGNATURE_SIZE, 179, "invalid signature size")                      \
     X(CPT_R_XOF_DIGESTS_NOT_ALLOWED, 183, "xof digests not allowed")                    \
+    X(CPT_R_INVALID_X931_DIGEST, 170, "invalid x931 digest")                            \
+    X(CPT_R_FAILED_TO_SET_PARAMETER, 104, "failed to set parameter")                    \
     X(CPT_R_OAEP_DECODING_ERROR, 121, "oaep decoding error") /* RSA_R_ */               \
     X(CPT_R_DATA_TOO_LARGE_FOR_MODULUS, 132, "data too large for modulus") /* RSA_R_ */ \
     X(CPT_R_UNKNOWN_PADDING_TYPE, 118, "unknown padding type") /* RSA_R_ */             \
@@ -79,7 +81,8 @@
     X(CPT_R_BAD_CONFIG, 1009, "bad configuration") /* C side only: the configuration */ \
     X(CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE, 1010, "data too large for key size") /* RSA_R_ 110 */ \
     X(CPT_R_DATA_TOO_SMALL_FOR_KEY_SIZE, 1011, "data too small for key size") /* RSA_R_ 122 */ \
-    X(CPT_R_DATA_GREATER_THAN_MOD_LEN, 1012, "data greater than mod len") /* RSA_R_ 108 */
+    X(CPT_R_DATA_GREATER_THAN_MOD_LEN, 1012, "data greater than mod len") /* RSA_R_ 108 */ \
+    X(CPT_R_DIGEST_TOO_BIG_FOR_RSA_KEY, 1013, "digest too big for rsa key") /* RSA_R_ 112 */
 #define CPT_R_ENUM(name, num, str) name = (num),
 enum cpt_reason { CPT_REASONS(CPT_R_ENUM) };
 

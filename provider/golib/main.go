@@ -143,6 +143,9 @@ var (
 	_ = [1]struct{}{}[C.CPT_R_UNKNOWN_PADDING_TYPE-C.int(dispatch.ReasonUnknownPaddingType)]
 	_ = [1]struct{}{}[C.CPT_R_PKCS_DECODING_ERROR-C.int(dispatch.ReasonPKCSDecodingError)]
 	_ = [1]struct{}{}[C.CPT_R_UNSUPPORTED-C.int(dispatch.ReasonUnsupported)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_X931_DIGEST-C.int(dispatch.ReasonInvalidX931Digest)]
+	_ = [1]struct{}{}[C.CPT_R_FAILED_TO_SET_PARAMETER-C.int(dispatch.ReasonFailedToSetParameter)]
+	_ = [1]struct{}{}[C.CPT_R_DIGEST_TOO_BIG_FOR_RSA_KEY-C.int(dispatch.ReasonDigestTooBigForRSAKey)]
 )
 
 // The statistics area's Go twin matches the C layout (a compile error if not).
