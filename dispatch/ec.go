@@ -290,29 +290,34 @@ func (ec) Match(a, b unsafe.Pointer, selection int) bool {
 // Validate checks the selected parts; a public point is checked on the
 // device (a multiplication by 1 that rejects points off the curve), a key
 // pair by recomputing the public point.
-func (ec) Validate(env *Env, st unsafe.Pointer, selection int) bool {
+func (ec) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 	k := (*ecKey)(st)
 	c := k.c()
-	if c == nil {
-		return false
-	}
-	if selection&SelectPublic != 0 && (k.head.Has&KeyHasPublic == 0 || ecCheckPoint(env, k) != nil) {
-		return false
-	}
-	if selection&SelectPrivate != 0 && (k.head.Has&KeyHasPrivate == 0 || !c.inRange(k.privBytes())) {
-		return false
+	switch {
+	case c == nil:
+		return errorf(ReasonInvalidKey, "EC key without a curve")
+	case selection&SelectPublic != 0 && k.head.Has&KeyHasPublic == 0:
+		return errorf(ReasonPointAtInfinity, "EC key without a public point")
+	case selection&SelectPublic != 0 && ecCheckPoint(env, k) != nil:
+		return errorf(ReasonPointIsNotOnCurve, "the public point is not on %s", c.name)
+	case selection&SelectPrivate != 0 && k.head.Has&KeyHasPrivate == 0:
+		return errorf(ReasonMissingPrivateKey, "EC key without a private key")
+	case selection&SelectPrivate != 0 && !c.inRange(k.privBytes()):
+		return errorf(ReasonInvalidPrivateKey, "EC private key out of range")
 	}
 	if selection&SelectKeypair == SelectKeypair {
 		mem := env.getScratch()
 		defer env.putScratch(mem)
 		check := (*ecKey)(unsafe.Pointer(&mem[0]))
 		check.curve, check.priv = k.curve, k.priv
-		if ecPublic(env, check, nil) != nil {
-			return false
+		if err := ecPublic(env, check, nil); err != nil {
+			return err
 		}
-		return subtle.ConstantTimeCompare(check.pubBytes(), k.pubBytes()) == 1
+		if subtle.ConstantTimeCompare(check.pubBytes(), k.pubBytes()) != 1 {
+			return errorf(ReasonInvalidPrivateKey, "the EC private key is not the public key's")
+		}
 	}
-	return true
+	return nil
 }
 
 // ecCheckPoint has the device check that k's public point is on the curve.

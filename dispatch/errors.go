@@ -38,6 +38,10 @@ const (
 	ReasonInvalidSignatureSize                Reason = 179
 	ReasonXOFDigestsNotAllowed                Reason = 183
 	ReasonInvalidX931Digest                   Reason = 170
+	ReasonNotAPublicKey                       Reason = 220
+	ReasonNotAPrivateKey                      Reason = 221
+	ReasonInvalidPrivateKey                   Reason = 123 // EC_R_
+	ReasonMissingPrivateKey                   Reason = 125 // EC_R_
 	ReasonFailedToSetParameter                Reason = 104
 	ReasonOAEPDecodingError                   Reason = 121         // RSA_R_
 	ReasonDataTooLargeForModulus              Reason = 132         // RSA_R_
@@ -58,6 +62,8 @@ const (
 	ReasonDataTooSmallForKeySize              Reason = 1011 // RSA_R_'s 122 is ReasonInvalidDigest
 	ReasonDataGreaterThanModLen               Reason = 1012 // RSA_R_'s 108 is ReasonInvalidAAD
 	ReasonDigestTooBigForRSAKey               Reason = 1013 // RSA_R_'s 112 is ReasonInvalidSaltLength
+	ReasonPointIsNotOnCurve                   Reason = 1014 // EC_R_'s 107 is ReasonWrongFinalBlockLength
+	ReasonPointAtInfinity                     Reason = 1015 // EC_R_'s 106 is ReasonOutputTooSmall
 )
 
 // Error is an operation failure with the reason OpenSSL will show.

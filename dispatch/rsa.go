@@ -343,16 +343,16 @@ func (rsaKT) Match(a, b unsafe.Pointer, selection int) bool {
 
 // Validate checks a key pair by a round trip through the device: a random
 // value raised to d and back to e.
-func (rsaKT) Validate(env *Env, st unsafe.Pointer, selection int) bool {
+func (rsaKT) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 	k := (*rsaKey)(st)
 	if selection&SelectPublic != 0 && k.head.Has&KeyHasPublic == 0 {
-		return false
+		return errorf(ReasonInvalidKey, "RSA key without a public key")
 	}
 	if selection&SelectPrivate != 0 && k.head.Has&KeyHasPrivate == 0 {
-		return false
+		return errorf(ReasonInvalidKey, "RSA key without a private key")
 	}
 	if selection&SelectKeypair != SelectKeypair {
-		return true
+		return nil
 	}
 	msg := make([]byte, k.nLen)
 	rand.Read(msg[1:])
@@ -361,13 +361,16 @@ func (rsaKT) Validate(env *Env, st unsafe.Pointer, selection int) bool {
 	defer buf.release()
 	sig := buf.b[:k.nLen]
 	if _, err := rsaPrivate(env, k, msg, sig, nil); err != nil {
-		return false
+		return err
 	}
 	back := buf.b[k.nLen : 2*k.nLen]
 	if _, err := rsaPublic(env, k, sig, back, nil); err != nil {
-		return false
+		return err
 	}
-	return subtle.ConstantTimeCompare(back, msg) == 1
+	if subtle.ConstantTimeCompare(back, msg) != 1 {
+		return errorf(ReasonInvalidKey, "the RSA private key is not the public key's")
+	}
+	return nil
 }
 
 func (t rsaKT) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {

@@ -176,13 +176,13 @@ func (x25519) Match(a, b unsafe.Pointer, selection int) bool {
 
 // Validate checks what is selected is present and, for a key pair, that the
 // public key is the private key's.
-func (x25519) Validate(env *Env, st unsafe.Pointer, selection int) bool {
+func (x25519) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 	k := (*x25519Key)(st)
 	if selection&SelectPublic != 0 && k.head.Has&KeyHasPublic == 0 {
-		return false
+		return errorf(ReasonNotAPublicKey, "X25519 key without a public key")
 	}
 	if selection&SelectPrivate != 0 && k.head.Has&KeyHasPrivate == 0 {
-		return false
+		return errorf(ReasonNotAPrivateKey, "X25519 key without a private key")
 	}
 	if selection&SelectKeypair == SelectKeypair {
 		// Recompute the public key into operand memory and compare.
@@ -190,12 +190,14 @@ func (x25519) Validate(env *Env, st unsafe.Pointer, selection int) bool {
 		defer env.putScratch(mem)
 		check := (*x25519Key)(unsafe.Pointer(&mem[0]))
 		check.priv = k.priv
-		if x25519Public(env, check) != nil {
-			return false
+		if err := x25519Public(env, check); err != nil {
+			return err
 		}
-		return subtle.ConstantTimeCompare(check.pub[:], k.pub[:]) == 1
+		if subtle.ConstantTimeCompare(check.pub[:], k.pub[:]) != 1 {
+			return errorf(ReasonInvalidKey, "the X25519 private key is not the public key's")
+		}
 	}
-	return true
+	return nil
 }
 
 func (x25519) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 8
+#define CPT_ABI_VERSION 9
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -62,6 +62,10 @@
     X(CPT_R_INVALID_SIGNATURE_SIZE, 179, "invalid signature size")                      \
     X(CPT_R_XOF_DIGESTS_NOT_ALLOWED, 183, "xof digests not allowed")                    \
     X(CPT_R_INVALID_X931_DIGEST, 170, "invalid x931 digest")                            \
+    X(CPT_R_NOT_A_PUBLIC_KEY, 220, "not a public key")                                  \
+    X(CPT_R_NOT_A_PRIVATE_KEY, 221, "not a private key")                                \
+    X(CPT_R_INVALID_PRIVATE_KEY, 123, "invalid private key") /* EC_R_ */                \
+    X(CPT_R_MISSING_PRIVATE_KEY, 125, "missing private key") /* EC_R_ */                \
     X(CPT_R_FAILED_TO_SET_PARAMETER, 104, "failed to set parameter")                    \
     X(CPT_R_OAEP_DECODING_ERROR, 121, "oaep decoding error") /* RSA_R_ */               \
     X(CPT_R_DATA_TOO_LARGE_FOR_MODULUS, 132, "data too large for modulus") /* RSA_R_ */ \
@@ -82,7 +86,9 @@
     X(CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE, 1010, "data too large for key size") /* RSA_R_ 110 */ \
     X(CPT_R_DATA_TOO_SMALL_FOR_KEY_SIZE, 1011, "data too small for key size") /* RSA_R_ 122 */ \
     X(CPT_R_DATA_GREATER_THAN_MOD_LEN, 1012, "data greater than mod len") /* RSA_R_ 108 */ \
-    X(CPT_R_DIGEST_TOO_BIG_FOR_RSA_KEY, 1013, "digest too big for rsa key") /* RSA_R_ 112 */
+    X(CPT_R_DIGEST_TOO_BIG_FOR_RSA_KEY, 1013, "digest too big for rsa key") /* RSA_R_ 112 */ \
+    X(CPT_R_POINT_IS_NOT_ON_CURVE, 1014, "point is not on curve") /* EC_R_ 107 */        \
+    X(CPT_R_POINT_AT_INFINITY, 1015, "point at infinity") /* EC_R_ 106 */
 #define CPT_R_ENUM(name, num, str) name = (num),
 enum cpt_reason { CPT_REASONS(CPT_R_ENUM) };
 

@@ -113,7 +113,7 @@ struct cptgo_api {
     int (*key_get_params)(int kt, void *state, void *params, struct cpt_status *st);
     int (*key_set_params)(int kt, void *state, const void *params, struct cpt_status *st);
     int (*key_match)(int kt, const void *a, const void *b, int selection);
-    int (*key_validate)(int kt, void *state, int selection);
+    int (*key_validate)(int kt, void *state, int selection, struct cpt_status *st);
     int (*keygen_set_params)(int kt, void *gen, const void *params, struct cpt_status *st);
     int (*keygen)(int kt, void *gen, void *state, int selection, struct cpt_notifier *n,
         struct cpt_status *st);
@@ -164,6 +164,13 @@ void cptprov_raise(const struct cptprov_ctx *p, int reason, const char *file,
     int line, const char *func, const char *fmt, ...);
 #define CPT_RAISE(p, reason, ...) \
     cptprov_raise((p), (reason), __FILE__, __LINE__, __func__, __VA_ARGS__)
+/* Where OpenSSL gives no provider context: raised through any live one
+ * (cptprov_errors_register adds or, add = 0, removes a context). */
+void cptprov_errors_register(const struct cptprov_ctx *p, int add);
+void cptprov_raise_any(int reason, const char *file, int line, const char *func,
+    const char *fmt, ...);
+#define CPT_RAISE_ANY(reason, ...) \
+    cptprov_raise_any((reason), __FILE__, __LINE__, __func__, __VA_ARGS__)
 /* Raise what the Go side (or the device) reported. */
 void cptprov_raise_status(const struct cptprov_ctx *p, const struct cpt_status *st,
     const char *func);

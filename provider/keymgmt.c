@@ -113,10 +113,15 @@ static int cptprov_key_match(const void *va, const void *vb, int selection)
 static int cptprov_key_validate(const void *vk, int selection, int checktype)
 {
     const struct cptprov_key *k = vk;
+    struct cpt_status st = { 0, "" };
 
     (void)checktype;
     GO_OR_FAIL(k->prov, api);
-    return api->key_validate(k->kt->id, (void *)k->state, selection);
+    if (api->key_validate(k->kt->id, (void *)k->state, selection, &st) != CPT_OK) {
+        cptprov_raise_status(k->prov, &st, "key_validate");
+        return 0;
+    }
+    return 1;
 }
 
 static int cptprov_key_import(void *vk, int selection, const OSSL_PARAM params[])

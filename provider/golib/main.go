@@ -143,6 +143,12 @@ var (
 	_ = [1]struct{}{}[C.CPT_R_UNKNOWN_PADDING_TYPE-C.int(dispatch.ReasonUnknownPaddingType)]
 	_ = [1]struct{}{}[C.CPT_R_PKCS_DECODING_ERROR-C.int(dispatch.ReasonPKCSDecodingError)]
 	_ = [1]struct{}{}[C.CPT_R_UNSUPPORTED-C.int(dispatch.ReasonUnsupported)]
+	_ = [1]struct{}{}[C.CPT_R_NOT_A_PUBLIC_KEY-C.int(dispatch.ReasonNotAPublicKey)]
+	_ = [1]struct{}{}[C.CPT_R_NOT_A_PRIVATE_KEY-C.int(dispatch.ReasonNotAPrivateKey)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_PRIVATE_KEY-C.int(dispatch.ReasonInvalidPrivateKey)]
+	_ = [1]struct{}{}[C.CPT_R_MISSING_PRIVATE_KEY-C.int(dispatch.ReasonMissingPrivateKey)]
+	_ = [1]struct{}{}[C.CPT_R_POINT_IS_NOT_ON_CURVE-C.int(dispatch.ReasonPointIsNotOnCurve)]
+	_ = [1]struct{}{}[C.CPT_R_POINT_AT_INFINITY-C.int(dispatch.ReasonPointAtInfinity)]
 	_ = [1]struct{}{}[C.CPT_R_INVALID_X931_DIGEST-C.int(dispatch.ReasonInvalidX931Digest)]
 	_ = [1]struct{}{}[C.CPT_R_FAILED_TO_SET_PARAMETER-C.int(dispatch.ReasonFailedToSetParameter)]
 	_ = [1]struct{}{}[C.CPT_R_DIGEST_TOO_BIG_FOR_RSA_KEY-C.int(dispatch.ReasonDigestTooBigForRSAKey)]
@@ -854,12 +860,13 @@ func cptgo_key_match(kt C.int, a, b unsafe.Pointer, selection C.int) (rc C.int) 
 }
 
 //export cptgo_key_validate
-func cptgo_key_validate(kt C.int, state unsafe.Pointer, selection C.int) (rc C.int) {
-	defer guard(nil, &rc)
-	if k, env, e := keyTypeOf(kt); e == nil && k.Validate(env, state, int(selection)) {
-		return 1
+func cptgo_key_validate(kt C.int, state unsafe.Pointer, selection C.int, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	k, env, e := keyTypeOf(kt)
+	if e != nil {
+		return result(st, e)
 	}
-	return 0
+	return result(st, k.Validate(env, state, int(selection)))
 }
 
 //export cptgo_keygen_set_params
