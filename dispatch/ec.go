@@ -293,19 +293,17 @@ func (ec) Match(a, b unsafe.Pointer, selection int) bool {
 func (ec) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 	k := (*ecKey)(st)
 	c := k.c()
-	if c == nil {
+	switch {
+	case c == nil:
 		return errorf(ReasonInvalidKey, "EC key without a curve")
-	}
-	if selection&SelectPublic != 0 {
-		if k.head.Has&KeyHasPublic == 0 {
-			return errorf(ReasonInvalidKey, "EC key check: no public key")
-		}
-		if err := ecCheckPoint(env, k); err != nil {
-			return errorf(ReasonInvalidKey, "EC public key is not a point of %s: %s", c.name, err.Msg)
-		}
-	}
-	if selection&SelectPrivate != 0 && (k.head.Has&KeyHasPrivate == 0 || !c.inRange(k.privBytes())) {
-		return errorf(ReasonInvalidKey, "EC private key missing or not in [1, n)")
+	case selection&SelectPublic != 0 && k.head.Has&KeyHasPublic == 0:
+		return errorf(ReasonPointAtInfinity, "EC key without a public point")
+	case selection&SelectPublic != 0 && ecCheckPoint(env, k) != nil:
+		return errorf(ReasonPointIsNotOnCurve, "the public point is not on %s", c.name)
+	case selection&SelectPrivate != 0 && k.head.Has&KeyHasPrivate == 0:
+		return errorf(ReasonMissingPrivateKey, "EC key without a private key")
+	case selection&SelectPrivate != 0 && !c.inRange(k.privBytes()):
+		return errorf(ReasonInvalidPrivateKey, "EC private key out of range")
 	}
 	if selection&SelectKeypair == SelectKeypair {
 		mem := env.getScratch()
@@ -316,7 +314,7 @@ func (ec) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 			return err
 		}
 		if subtle.ConstantTimeCompare(check.pubBytes(), k.pubBytes()) != 1 {
-			return errorf(ReasonInvalidKey, "EC key pair check: the public key is not the private key's")
+			return errorf(ReasonInvalidPrivateKey, "the EC private key is not the public key's")
 		}
 	}
 	return nil

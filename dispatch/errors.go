@@ -37,6 +37,12 @@ const (
 	ReasonOperationNotSupportedForThisKeytype Reason = 178
 	ReasonInvalidSignatureSize                Reason = 179
 	ReasonXOFDigestsNotAllowed                Reason = 183
+	ReasonInvalidX931Digest                   Reason = 170
+	ReasonNotAPublicKey                       Reason = 220
+	ReasonNotAPrivateKey                      Reason = 221
+	ReasonInvalidPrivateKey                   Reason = 123 // EC_R_
+	ReasonMissingPrivateKey                   Reason = 125 // EC_R_
+	ReasonFailedToSetParameter                Reason = 104
 	ReasonOAEPDecodingError                   Reason = 121         // RSA_R_
 	ReasonDataTooLargeForModulus              Reason = 132         // RSA_R_
 	ReasonUnknownPaddingType                  Reason = 118         // RSA_R_
@@ -55,17 +61,20 @@ const (
 	ReasonDataTooLargeForKeySize              Reason = 1010 // RSA_R_'s 110 is ReasonInvalidTag here
 	ReasonDataTooSmallForKeySize              Reason = 1011 // RSA_R_'s 122 is ReasonInvalidDigest
 	ReasonDataGreaterThanModLen               Reason = 1012 // RSA_R_'s 108 is ReasonInvalidAAD
+	ReasonDigestTooBigForRSAKey               Reason = 1013 // RSA_R_'s 112 is ReasonInvalidSaltLength
+	ReasonPointIsNotOnCurve                   Reason = 1014 // EC_R_'s 107 is ReasonWrongFinalBlockLength
+	ReasonPointAtInfinity                     Reason = 1015 // EC_R_'s 106 is ReasonOutputTooSmall
 	ReasonBadEValue                           Reason = 101  // RSA_R_
-	ReasonDENotCongruentTo1                   Reason = 123  // RSA_R_
+	ReasonDENotCongruentTo1                   Reason = 1019 // RSA_R_'s 123 is ReasonInvalidPrivateKey here
 	ReasonDMP1NotCongruentToD                 Reason = 124  // RSA_R_
-	ReasonDMQ1NotCongruentToD                 Reason = 125  // RSA_R_
+	ReasonDMQ1NotCongruentToD                 Reason = 1020 // RSA_R_'s 125 is ReasonMissingPrivateKey here
 	ReasonNDoesNotEqualPQ                     Reason = 127  // RSA_R_
 	ReasonPNotPrime                           Reason = 128  // RSA_R_
 	ReasonQNotPrime                           Reason = 129  // RSA_R_
 	ReasonValueMissing                        Reason = 147  // RSA_R_
-	ReasonPubExponentOutOfRange               Reason = 1013 // RSA_R_'s 178 is taken here
-	ReasonIQMPNotInverseOfQ                   Reason = 1014 // RSA_R_'s 126 is taken here
-	ReasonInvalidModulus                      Reason = 1015 // RSA_R_'s 174 is taken here
+	ReasonPubExponentOutOfRange               Reason = 1016 // RSA_R_'s 178 is taken here
+	ReasonIQMPNotInverseOfQ                   Reason = 1017 // RSA_R_'s 126 is taken here
+	ReasonInvalidModulus                      Reason = 1018 // RSA_R_'s 174 is taken here
 )
 
 // Error is an operation failure with the reason OpenSSL will show.

@@ -19,6 +19,14 @@ func TestReasonsMatchABI(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := map[string]bool{}
+	// Two reasons with one number would print one's string for the other.
+	nums := map[string]string{}
+	for _, m := range regexp.MustCompile(`X\(CPT_R_([A-Z0-9_]+), *([^,]+),`).FindAllStringSubmatch(string(h), -1) {
+		if other, dup := nums[m[2]]; dup {
+			t.Errorf("CPT_R_%s and CPT_R_%s are both number %s", other, m[1], m[2])
+		}
+		nums[m[2]] = m[1]
+	}
 	for _, m := range regexp.MustCompile(`X\(CPT_R_([A-Z0-9_]+),[^\n]*`).FindAllStringSubmatch(string(h), -1) {
 		if !strings.Contains(m[0], "C side only") {
 			c[strings.ReplaceAll(m[1], "_", "")] = true

@@ -45,8 +45,8 @@ type KeyType interface {
 	GetParams(env *Env, st unsafe.Pointer, params Params) *Error
 	SetParams(env *Env, st unsafe.Pointer, params Params) *Error
 	Match(a, b unsafe.Pointer, selection int) bool
-	// Validate checks the selected parts of a key as the default provider
-	// does (EVP_PKEY_check and its kin): nil, or why the key fails.
+	// Validate checks the parts of the key selection names, as
+	// EVP_PKEY_check and its kin ask; nil when they are good.
 	Validate(env *Env, st unsafe.Pointer, selection int) *Error
 	GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error
 	// GenSetTemplate takes the domain parameters of a template key.

@@ -46,7 +46,7 @@ func TestRSASignaturesAgainstCryptoRSA(t *testing.T) {
 	sg := SignatureByID(SigRSA)
 	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	st := importRSA(t, env, key)
-	if err := KeyTypeByID(KeyRSA).Validate(env, ptr(st), SelectKeypair); err != nil {
+	if KeyTypeByID(KeyRSA).Validate(env, ptr(st), SelectKeypair) != nil {
 		t.Fatal("imported key does not validate")
 	}
 	ctx, scratch, sig := dma(t, int(sg.StateSize())), dma(t, SigScratchSize), dma(t, 256)

@@ -60,7 +60,7 @@ func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName
 			if mdName == "" {
 				mdName = digestByID(r.md).names[0]
 			} else if d := digestByName(mdName); d == nil || d.id != r.md {
-				return errorf(ReasonBadParameter, "this RSA-PSS key only signs with %s", digestByID(r.md).names[0])
+				return errorf(ReasonDigestNotAllowed, "this RSA-PSS key only signs with %s", digestByID(r.md).names[0])
 			}
 			c.mgf1 = r.mgf1
 			c.saltLen = r.saltMin
@@ -70,21 +70,26 @@ func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName
 				maxSalt--
 			}
 			if r.saltMin < 0 || int(r.saltMin) > maxSalt {
-				return errorf(ReasonBadParameter, "this RSA-PSS key's minimum salt of %d bytes exceeds the %d its modulus allows", r.saltMin, maxSalt)
+				return errorf(ReasonInvalidSaltLength, "this RSA-PSS key's minimum salt of %d bytes exceeds the %d its modulus allows", r.saltMin, maxSalt)
 			}
 		}
 	}
 	if err := c.start(op, stream, mdName, "RSA"); err != nil {
 		return err
 	}
-	return (rsaSig{}).SetParams(env, st, params)
+	return c.setParams(params, true)
 }
 
 // SetParams applies the parameters to a copy of the context and keeps the
 // copy only if the combination is one the default provider accepts too, so
 // a refused parameter changes nothing.
 func (rsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
-	c := (*rsaSigCtx)(st)
+	return (*rsaSigCtx)(st).setParams(params, false)
+}
+
+// setParams is SetParams, or with init the parameters of the init, which
+// the default provider applies before it sets the init's digest up.
+func (c *rsaSigCtx) setParams(params Params, init bool) *Error {
 	n := *c
 	var err *Error
 	saltSet, mgf1Set := false, false
@@ -95,20 +100,30 @@ func (rsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 		case "mgf1-digest":
 			v, _ := p.UTF8()
 			if d := rsaSigDigestByName(v); d == nil {
-				err = errorf(ReasonBadParameter, "MGF1 digest %q not supported", v)
+				err = unsignedDigest(v, "MGF1")
 			} else {
 				n.mgf1, mgf1Set = d.id, true
 			}
 		case "pad-mode":
-			mode := -1
-			if v, ok := p.Uint64(); ok {
+			// As the default provider: a number, or one of its names
+			// exactly (another name leaves the mode as it was).
+			mode := int(n.pad)
+			if v, ok := p.Int32(); ok {
 				mode = int(v)
 			} else if s, ok := p.UTF8(); ok {
-				mode = map[string]int{"pkcs1": rsaPadPKCS1, "none": rsaPadNone, "pss": rsaPadPSS}[strings.ToLower(s)]
-			}
-			if mode != rsaPadPKCS1 && mode != rsaPadNone && mode != rsaPadPSS {
-				err = errorf(ReasonBadParameter, "RSA signature padding must be pkcs1 (1), none (3) or pss (6)")
+				if m, ok := map[string]int{"pkcs1": rsaPadPKCS1, "none": rsaPadNone, "x931": rsaPadX931, "pss": rsaPadPSS}[s]; ok {
+					mode = m
+				}
 			} else {
+				err = errorf(ReasonBadParameter, "parameter \"pad-mode\" must be an integer or a string")
+				break
+			}
+			switch {
+			case mode == rsaPadX931 && (n.md == 0 || init):
+				err = errorf(ReasonInvalidX931Digest, "X9.31 padding needs a digest")
+			case mode != rsaPadPKCS1 && mode != rsaPadNone && mode != rsaPadPSS:
+				err = errorf(ReasonIllegalOrUnsupportedPaddingMode, "RSA signature padding must be pkcs1 (1), none (3) or pss (6)")
+			default:
 				n.pad = uint32(mode)
 			}
 		case "saltlen":
@@ -136,14 +151,10 @@ func (c *rsaSigCtx) setSaltLen(p *Param) *Error {
 		case "auto":
 			c.saltLen = saltAuto
 		default:
-			n := 0
-			for _, ch := range s {
-				if ch < '0' || ch > '9' || n > 1<<20 {
-					return errorf(ReasonBadParameter, "saltlen %q: a number, digest, max or auto", s)
-				}
-				n = n*10 + int(ch-'0')
-			}
-			c.saltLen = int32(n)
+			c.saltLen = atoi(s)
+		}
+		if c.saltLen < saltMax {
+			return errorf(ReasonInvalidSaltLength, "saltlen %q", s)
 		}
 		return nil
 	}
@@ -152,7 +163,7 @@ func (c *rsaSigCtx) setSaltLen(p *Param) *Error {
 	}
 	v := *(*int32)(p.Data)
 	if v < saltMax {
-		return errorf(ReasonBadParameter, "saltlen %d", v)
+		return errorf(ReasonInvalidSaltLength, "saltlen %d", v)
 	}
 	c.saltLen = v
 	return nil
@@ -161,17 +172,35 @@ func (c *rsaSigCtx) setSaltLen(p *Param) *Error {
 // check refuses the combinations OpenSSL's default provider refuses: a
 // digest without padding, PSS settings without PSS, anything an RSA-PSS
 // key's restrictions exclude. PSS without a digest means SHA-1, as there.
+// atoi reads a salt length as the default provider does (C's atoi: leading
+// space, a sign, the digits up to the first other character, 0 for none).
+func atoi(s string) int32 {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := strings.HasPrefix(s, "-")
+	if neg || strings.HasPrefix(s, "+") {
+		s = s[1:]
+	}
+	var n int64
+	for i := 0; i < len(s) && s[i] >= '0' && s[i] <= '9' && n <= 1<<31; i++ {
+		n = n*10 + int64(s[i]-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return int32(max(min(n, 1<<31-1), -1<<31))
+}
+
 func (c *rsaSigCtx) check(saltSet, mgf1Set bool) *Error {
 	r := c.key
 	switch {
-	case c.pad == rsaPadNone && c.md != 0:
-		return errorf(ReasonBadParameter, "no padding cannot be used with a digest")
 	case r.isPSS != 0 && c.pad != rsaPadPSS:
-		return errorf(ReasonBadParameter, "an RSA-PSS key signs with PSS padding only")
+		return errorf(ReasonIllegalOrUnsupportedPaddingMode, "an RSA-PSS key signs with PSS padding only")
+	case c.pad == rsaPadNone && c.md != 0:
+		return errorf(ReasonInvalidPaddingMode, "no padding cannot be used with a digest")
 	case saltSet && c.pad != rsaPadPSS:
-		return errorf(ReasonBadParameter, "a PSS salt length needs PSS padding, set first")
+		return errorf(ReasonNotSupported, "a PSS salt length needs PSS padding, set first")
 	case mgf1Set && c.pad != rsaPadPSS:
-		return errorf(ReasonBadParameter, "an MGF1 digest needs PSS padding, set first")
+		return errorf(ReasonInvalidMGF1MD, "an MGF1 digest needs PSS padding, set first")
 	}
 	if c.pad == rsaPadPSS && c.md == 0 && c.stream == 0 {
 		c.md = digestByName("SHA1").id
@@ -185,12 +214,12 @@ func (c *rsaSigCtx) check(saltSet, mgf1Set bool) *Error {
 	}
 	switch {
 	case c.md != r.md || mgf1 != r.mgf1:
-		return errorf(ReasonBadParameter, "this RSA-PSS key only signs with %s and MGF1 with %s", digestByID(r.md).names[0], digestByID(r.mgf1).names[0])
+		return errorf(ReasonDigestNotAllowed, "this RSA-PSS key only signs with %s and MGF1 with %s", digestByID(r.md).names[0], digestByID(r.mgf1).names[0])
 	case c.saltLen >= 0 && c.saltLen < r.saltMin,
 		c.saltLen == saltDigest && int(r.saltMin) > digestByID(r.md).size:
-		return errorf(ReasonBadParameter, "this RSA-PSS key needs a salt of at least %d bytes", r.saltMin)
+		return errorf(ReasonPSSSaltlenTooSmall, "this RSA-PSS key needs a salt of at least %d bytes", r.saltMin)
 	case saltSet && c.saltLen == saltAuto && c.op == OpVerify:
-		return errorf(ReasonBadParameter, "this RSA-PSS key's salt length cannot be auto-detected")
+		return errorf(ReasonInvalidSaltLength, "this RSA-PSS key's salt length cannot be auto-detected")
 	}
 	return nil
 }
@@ -228,19 +257,27 @@ func (c *rsaSigCtx) encode(k *rsaKey, tbs []byte) ([]byte, *Error) {
 	switch c.pad {
 	case rsaPadNone:
 		if len(tbs) != l {
-			return nil, errorf(ReasonBadParameter, "unpadded RSA input of %d bytes for a %d-byte modulus", len(tbs), l)
+			r := ReasonDataTooSmallForKeySize
+			if len(tbs) > l {
+				r = ReasonDataTooLargeForKeySize
+			}
+			return nil, errorf(r, "unpadded RSA input of %d bytes for a %d-byte modulus", len(tbs), l)
 		}
 		return append([]byte(nil), tbs...), nil
 	case rsaPadPKCS1:
 		t := tbs
 		if d != nil {
 			if len(tbs) != d.size {
-				return nil, errorf(ReasonBadParameter, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
+				return nil, errorf(ReasonInvalidDigestLength, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
 			}
 			t = append(d.digestInfo(), tbs...)
 		}
 		if len(t) > l-11 {
-			return nil, errorf(ReasonBadParameter, "RSA key too small for this input")
+			r := ReasonDataTooLargeForKeySize
+			if d != nil {
+				r = ReasonDigestTooBigForRSAKey
+			}
+			return nil, errorf(r, "RSA key too small for this input")
 		}
 		em := make([]byte, l)
 		em[1] = 1
@@ -251,10 +288,10 @@ func (c *rsaSigCtx) encode(k *rsaKey, tbs []byte) ([]byte, *Error) {
 		return em, nil
 	case rsaPadPSS:
 		if d == nil {
-			return nil, errorf(ReasonBadParameter, "RSA-PSS needs a digest")
+			return nil, errorf(ReasonInvalidDigest, "RSA-PSS needs a digest")
 		}
 		if len(tbs) != d.size {
-			return nil, errorf(ReasonBadParameter, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
+			return nil, errorf(ReasonInvalidDigestLength, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
 		}
 		return c.pssEncode(k, d, tbs)
 	}
@@ -280,7 +317,7 @@ func (c *rsaSigCtx) pssEncode(k *rsaKey, d *digest, mHash []byte) ([]byte, *Erro
 		sLen = emLen - d.size - 2
 	}
 	if emLen < d.size+sLen+2 || sLen < 0 {
-		return nil, errorf(ReasonBadParameter, "RSA key too small for PSS with this digest and salt")
+		return nil, errorf(ReasonDataTooLargeForKeySize, "RSA key too small for PSS with this digest and salt")
 	}
 	salt := make([]byte, sLen)
 	if _, err := rand.Read(salt); err != nil {

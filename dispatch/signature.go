@@ -99,7 +99,7 @@ func (b *sigBase) start(op int, stream bool, mdName, scheme string) *Error {
 	if mdName != "" {
 		d := sigDigestByName(scheme, mdName)
 		if d == nil {
-			return errorf(ReasonBadParameter, "digest %q not supported with %s", mdName, scheme)
+			return unsignedDigest(mdName, scheme)
 		}
 		b.md = d.id
 	}
@@ -129,7 +129,7 @@ func (b *sigBase) setDigest(p *Param, scheme string) *Error {
 	case !ok:
 		return errorf(ReasonBadParameter, "parameter \"digest\" must be a UTF-8 string")
 	case d == nil:
-		return errorf(ReasonBadParameter, "digest %q not supported with %s", v, scheme)
+		return unsignedDigest(v, scheme)
 	case b.stream != 0 && b.hs.n != 0 && d.id != b.md:
 		return errorf(ReasonWrongState, "the digest cannot change while a message is hashed")
 	}
@@ -140,9 +140,18 @@ func (b *sigBase) setDigest(p *Param, scheme string) *Error {
 // checkDigestLen refuses a pre-hashed input whose length is not the digest's.
 func (b *sigBase) checkDigestLen(tbs []byte) *Error {
 	if d := digestByID(b.md); d != nil && b.stream == 0 && len(tbs) != d.size {
-		return errorf(ReasonBadParameter, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
+		return errorf(ReasonInvalidDigestLength, "input of %d bytes for a %d-byte digest", len(tbs), d.size)
 	}
 	return nil
+}
+
+// unsignedDigest is the error for a digest signatures do not take: one
+// OpenSSL knows (an XOF, MD5) is not allowed, another is not a digest.
+func unsignedDigest(name, scheme string) *Error {
+	if oaepDigestByName(name) != nil {
+		return errorf(ReasonDigestNotAllowed, "digest %q not allowed with %s", name, scheme)
+	}
+	return errorf(ReasonInvalidDigest, "digest %q not supported with %s", name, scheme)
 }
 
 // update hashes more of the message.

@@ -179,10 +179,10 @@ func (x25519) Match(a, b unsafe.Pointer, selection int) bool {
 func (x25519) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 	k := (*x25519Key)(st)
 	if selection&SelectPublic != 0 && k.head.Has&KeyHasPublic == 0 {
-		return errorf(ReasonInvalidKey, "X25519 key check: no public key")
+		return errorf(ReasonNotAPublicKey, "X25519 key without a public key")
 	}
 	if selection&SelectPrivate != 0 && k.head.Has&KeyHasPrivate == 0 {
-		return errorf(ReasonInvalidKey, "X25519 key check: no private key")
+		return errorf(ReasonNotAPrivateKey, "X25519 key without a private key")
 	}
 	if selection&SelectKeypair == SelectKeypair {
 		// Recompute the public key into operand memory and compare.
@@ -194,7 +194,7 @@ func (x25519) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 			return err
 		}
 		if subtle.ConstantTimeCompare(check.pub[:], k.pub[:]) != 1 {
-			return errorf(ReasonInvalidKey, "X25519 key pair check: the public key is not the private key's")
+			return errorf(ReasonInvalidKey, "the X25519 private key is not the public key's")
 		}
 	}
 	return nil

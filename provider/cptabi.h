@@ -61,6 +61,12 @@
         "operation not supported for this keytype")                                     \
     X(CPT_R_INVALID_SIGNATURE_SIZE, 179, "invalid signature size")                      \
     X(CPT_R_XOF_DIGESTS_NOT_ALLOWED, 183, "xof digests not allowed")                    \
+    X(CPT_R_INVALID_X931_DIGEST, 170, "invalid x931 digest")                            \
+    X(CPT_R_NOT_A_PUBLIC_KEY, 220, "not a public key")                                  \
+    X(CPT_R_NOT_A_PRIVATE_KEY, 221, "not a private key")                                \
+    X(CPT_R_INVALID_PRIVATE_KEY, 123, "invalid private key") /* EC_R_ */                \
+    X(CPT_R_MISSING_PRIVATE_KEY, 125, "missing private key") /* EC_R_ */                \
+    X(CPT_R_FAILED_TO_SET_PARAMETER, 104, "failed to set parameter")                    \
     X(CPT_R_OAEP_DECODING_ERROR, 121, "oaep decoding error") /* RSA_R_ */               \
     X(CPT_R_DATA_TOO_LARGE_FOR_MODULUS, 132, "data too large for modulus") /* RSA_R_ */ \
     X(CPT_R_UNKNOWN_PADDING_TYPE, 118, "unknown padding type") /* RSA_R_ */             \
@@ -80,17 +86,20 @@
     X(CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE, 1010, "data too large for key size") /* RSA_R_ 110 */ \
     X(CPT_R_DATA_TOO_SMALL_FOR_KEY_SIZE, 1011, "data too small for key size") /* RSA_R_ 122 */ \
     X(CPT_R_DATA_GREATER_THAN_MOD_LEN, 1012, "data greater than mod len") /* RSA_R_ 108 */ \
+    X(CPT_R_DIGEST_TOO_BIG_FOR_RSA_KEY, 1013, "digest too big for rsa key") /* RSA_R_ 112 */ \
+    X(CPT_R_POINT_IS_NOT_ON_CURVE, 1014, "point is not on curve") /* EC_R_ 107 */        \
+    X(CPT_R_POINT_AT_INFINITY, 1015, "point at infinity") /* EC_R_ 106 */ \
     X(CPT_R_BAD_E_VALUE, 101, "bad e value") /* RSA_R_ */ \
-    X(CPT_R_D_E_NOT_CONGRUENT_TO_1, 123, "d e not congruent to 1") /* RSA_R_ */ \
+    X(CPT_R_D_E_NOT_CONGRUENT_TO_1, 1019, "d e not congruent to 1") /* RSA_R_ 123 */ \
     X(CPT_R_DMP1_NOT_CONGRUENT_TO_D, 124, "dmp1 not congruent to d") /* RSA_R_ */ \
-    X(CPT_R_DMQ1_NOT_CONGRUENT_TO_D, 125, "dmq1 not congruent to d") /* RSA_R_ */ \
+    X(CPT_R_DMQ1_NOT_CONGRUENT_TO_D, 1020, "dmq1 not congruent to d") /* RSA_R_ 125 */ \
     X(CPT_R_N_DOES_NOT_EQUAL_P_Q, 127, "n does not equal p q") /* RSA_R_ */ \
     X(CPT_R_P_NOT_PRIME, 128, "p not prime") /* RSA_R_ */ \
     X(CPT_R_Q_NOT_PRIME, 129, "q not prime") /* RSA_R_ */ \
     X(CPT_R_VALUE_MISSING, 147, "value missing") /* RSA_R_ */ \
-    X(CPT_R_PUB_EXPONENT_OUT_OF_RANGE, 1013, "pub exponent out of range") /* RSA_R_ 178 */ \
-    X(CPT_R_IQMP_NOT_INVERSE_OF_Q, 1014, "iqmp not inverse of q") /* RSA_R_ 126 */ \
-    X(CPT_R_INVALID_MODULUS, 1015, "invalid modulus") /* RSA_R_ 174 */
+    X(CPT_R_PUB_EXPONENT_OUT_OF_RANGE, 1016, "pub exponent out of range") /* RSA_R_ 178 */ \
+    X(CPT_R_IQMP_NOT_INVERSE_OF_Q, 1017, "iqmp not inverse of q") /* RSA_R_ 126 */ \
+    X(CPT_R_INVALID_MODULUS, 1018, "invalid modulus") /* RSA_R_ 174 */
 #define CPT_R_ENUM(name, num, str) name = (num),
 enum cpt_reason { CPT_REASONS(CPT_R_ENUM) };
 

@@ -164,6 +164,13 @@ void cptprov_raise(const struct cptprov_ctx *p, int reason, const char *file,
     int line, const char *func, const char *fmt, ...);
 #define CPT_RAISE(p, reason, ...) \
     cptprov_raise((p), (reason), __FILE__, __LINE__, __func__, __VA_ARGS__)
+/* Where OpenSSL gives no provider context: raised through any live one
+ * (cptprov_errors_register adds or, add = 0, removes a context). */
+void cptprov_errors_register(const struct cptprov_ctx *p, int add);
+void cptprov_raise_any(int reason, const char *file, int line, const char *func,
+    const char *fmt, ...);
+#define CPT_RAISE_ANY(reason, ...) \
+    cptprov_raise_any((reason), __FILE__, __LINE__, __func__, __VA_ARGS__)
 /* Raise what the Go side (or the device) reported. */
 void cptprov_raise_status(const struct cptprov_ctx *p, const struct cpt_status *st,
     const char *func);

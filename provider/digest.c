@@ -242,19 +242,18 @@ static int digest_get_params(OSSL_PARAM params[], const struct cptprov_digest_al
 {
     OSSL_PARAM *p;
 
-    if ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_BLOCK_SIZE)) != NULL
-        && !OSSL_PARAM_set_size_t(p, a->blocksize))
+    if (((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_BLOCK_SIZE)) != NULL
+            && !OSSL_PARAM_set_size_t(p, a->blocksize))
+        || ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_SIZE)) != NULL
+            && !OSSL_PARAM_set_size_t(p, a->size))
+        || ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_XOF)) != NULL
+            && !OSSL_PARAM_set_int(p, 0))
+        /* As the default provider: the AlgorithmIdentifier has no parameters. */
+        || ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_ALGID_ABSENT)) != NULL
+            && !OSSL_PARAM_set_int(p, 1))) {
+        CPT_RAISE_ANY(CPT_R_FAILED_TO_SET_PARAMETER, "parameter \"%s\" cannot hold the value", p->key);
         return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_SIZE)) != NULL
-        && !OSSL_PARAM_set_size_t(p, a->size))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_XOF)) != NULL
-        && !OSSL_PARAM_set_int(p, 0))
-        return 0;
-    /* As the default provider: the AlgorithmIdentifier has no parameters. */
-    if ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_ALGID_ABSENT)) != NULL
-        && !OSSL_PARAM_set_int(p, 1))
-        return 0;
+    }
     return 1;
 }
 

@@ -1,4 +1,5 @@
 /* Errors reach the application through the core's error upcalls. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include "cptprov.h"
@@ -43,6 +44,44 @@ void cptprov_raise(const struct cptprov_ctx *p, int reason, const char *file,
     va_start(ap, fmt);
     c_vset_error(p->handle, (uint32_t)reason, fmt, ap);
     va_end(ap);
+}
+
+/*
+ * The live provider contexts, for the calls OpenSSL makes without one (an
+ * algorithm's static get_params): any of them raises cptprov's reasons.
+ */
+#define LIVE_MAX 16
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct cptprov_ctx *live[LIVE_MAX];
+
+void cptprov_errors_register(const struct cptprov_ctx *p, int add)
+{
+    pthread_mutex_lock(&live_lock);
+    for (int i = 0; i < LIVE_MAX; i++) {
+        if (add ? live[i] == NULL : live[i] == p) {
+            live[i] = add ? p : NULL;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&live_lock);
+}
+
+void cptprov_raise_any(int reason, const char *file, int line, const char *func, const char *fmt, ...)
+{
+    const struct cptprov_ctx *p = NULL;
+    va_list ap;
+
+    pthread_mutex_lock(&live_lock);
+    for (int i = 0; i < LIVE_MAX && p == NULL; i++)
+        p = live[i];
+    if (p != NULL && c_new_error != NULL) {
+        c_new_error(p->handle);
+        c_set_error_debug(p->handle, file, line, func);
+        va_start(ap, fmt);
+        c_vset_error(p->handle, (uint32_t)reason, fmt, ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&live_lock);
 }
 
 void cptprov_raise_status(const struct cptprov_ctx *p, const struct cpt_status *st,

@@ -45,6 +45,7 @@ struct cptprov_mac_ctx {
     struct cptprov_ctx *prov;
     int d; /* index in mac_digests; -1: no digest yet, or one only the CPU path has */
     char *other; /* that digest's name */
+    int other_xof; /* and it is an XOF, which HMAC refuses at init */
     unsigned char *key; /* as given: the twin takes it so */
     size_t keylen;
     size_t tls_data_size; /* libssl's constant-time record MAC (CPU path) */
@@ -174,10 +175,23 @@ static int cptprov_hmac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         c->other = NULL;
         c->d = -1;
         c->twin_keyed = 0;
-        if (i < NDIGESTS)
+        if (i < NDIGESTS) {
             c->d = (int)i;
-        else if ((c->other = OPENSSL_strdup(name)) == NULL)
-            return 0;
+        } else {
+            /* As the default provider: a digest that cannot be fetched is
+             * refused here. */
+            OSSL_LIB_CTX *lc = cptprov_cpu_libctx();
+            EVP_MD *md = lc != NULL ? EVP_MD_fetch(lc, name, NULL) : NULL;
+
+            if (md == NULL) {
+                CPT_RAISE(c->prov, CPT_R_UNSUPPORTED, "HMAC digest \"%s\" cannot be fetched", name);
+                return 0;
+            }
+            c->other_xof = (EVP_MD_get_flags(md) & EVP_MD_FLAG_XOF) != 0;
+            EVP_MD_free(md);
+            if ((c->other = OPENSSL_strdup(name)) == NULL)
+                return 0;
+        }
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY)) != NULL) {
         const void *k;
@@ -206,6 +220,10 @@ static int cptprov_hmac_init(void *vctx, const unsigned char *key, size_t keylen
     if (c->key == NULL || (c->d < 0 && c->other == NULL)) {
         CPT_RAISE(c->prov, c->key == NULL ? CPT_R_MISSING_KEY : CPT_R_BAD_PARAMETER,
             c->key == NULL ? "HMAC without a key" : "HMAC without a digest");
+        return 0;
+    }
+    if (c->other != NULL && c->other_xof) {
+        CPT_RAISE(c->prov, CPT_R_XOF_DIGESTS_NOT_ALLOWED, "HMAC over %s, an XOF", c->other);
         return 0;
     }
     c->path = PATH_UNDECIDED;

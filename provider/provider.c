@@ -86,6 +86,7 @@ static void cptprov_teardown(void *provctx)
 
     cptprov_loader_teardown();
     if (p != NULL) {
+        cptprov_errors_register(p, 0);
         OPENSSL_free(p->stats_dir);
         OPENSSL_free(p->faults);
         OPENSSL_free(p->log_file);
@@ -160,6 +161,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         return 0;
     }
     pin_module();
+    cptprov_errors_register(p, 1);
     *out = cptprov_dispatch;
     *provctx = p;
     return 1;

@@ -154,6 +154,15 @@ var (
 	_ = [1]struct{}{}[C.CPT_R_UNKNOWN_PADDING_TYPE-C.int(dispatch.ReasonUnknownPaddingType)]
 	_ = [1]struct{}{}[C.CPT_R_PKCS_DECODING_ERROR-C.int(dispatch.ReasonPKCSDecodingError)]
 	_ = [1]struct{}{}[C.CPT_R_UNSUPPORTED-C.int(dispatch.ReasonUnsupported)]
+	_ = [1]struct{}{}[C.CPT_R_NOT_A_PUBLIC_KEY-C.int(dispatch.ReasonNotAPublicKey)]
+	_ = [1]struct{}{}[C.CPT_R_NOT_A_PRIVATE_KEY-C.int(dispatch.ReasonNotAPrivateKey)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_PRIVATE_KEY-C.int(dispatch.ReasonInvalidPrivateKey)]
+	_ = [1]struct{}{}[C.CPT_R_MISSING_PRIVATE_KEY-C.int(dispatch.ReasonMissingPrivateKey)]
+	_ = [1]struct{}{}[C.CPT_R_POINT_IS_NOT_ON_CURVE-C.int(dispatch.ReasonPointIsNotOnCurve)]
+	_ = [1]struct{}{}[C.CPT_R_POINT_AT_INFINITY-C.int(dispatch.ReasonPointAtInfinity)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_X931_DIGEST-C.int(dispatch.ReasonInvalidX931Digest)]
+	_ = [1]struct{}{}[C.CPT_R_FAILED_TO_SET_PARAMETER-C.int(dispatch.ReasonFailedToSetParameter)]
+	_ = [1]struct{}{}[C.CPT_R_DIGEST_TOO_BIG_FOR_RSA_KEY-C.int(dispatch.ReasonDigestTooBigForRSAKey)]
 )
 
 // The statistics area's Go twin matches the C layout (a compile error if not).
