@@ -907,6 +907,17 @@ static int json_number(const char *b, const char *e, const char *key, long long 
     return 0;
 }
 
+long long cpt_stats_device_counter(const char *doc, const char *name)
+{
+    char key[64];
+    const char *p;
+
+    snprintf(key, sizeof(key), "\"%s\":", name);
+    if (doc == NULL || (p = strstr(doc, key)) == NULL)
+        return -1;
+    return strtoll(p + strlen(key), NULL, 10);
+}
+
 int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
                    const char *alg, cpt_alg_stats *st, char *why, size_t whylen)
 {

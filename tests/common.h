@@ -204,6 +204,9 @@ typedef struct cpt_alg_stats {
 /* cptstat -json of pid's statistics area in stats_dir (malloc'ed text), or
  * NULL with errno set when there is none. */
 char *cpt_stats_json(const char *stats_dir, pid_t pid, size_t *len);
+/* A counter of the "device" object of such a document (the driver's and
+ * the device's counters), -1 if absent. */
+long long cpt_stats_device_counter(const char *doc, const char *name);
 int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
                    const char *alg, cpt_alg_stats *st, char *why, size_t whylen);
 /*

@@ -288,18 +288,6 @@ static void soak(struct task *tasks, void **args, uint64_t n, int *results, unsi
         seconds, rounds * (unsigned long)n, rss0, rss_warm, rss_max, fds0, fds_max);
 }
 
-/* A counter of the "device" object of a statistics document, -1 if absent. */
-static long long device_counter(const char *doc, const char *name)
-{
-    char key[64];
-    const char *p;
-
-    snprintf(key, sizeof(key), "\"%s\":", name);
-    if (doc == NULL || (p = strstr(doc, key)) == NULL)
-        return -1;
-    return strtoll(p + strlen(key), NULL, 10);
-}
-
 int main(int argc, char **argv)
 {
     cpt_opts o;
@@ -408,7 +396,7 @@ int main(int argc, char **argv)
 
         usleep(300 * 1000); /* device counters reach the statistics area 4 times a second */
         doc = cpt_stats_json(g_env.stats_dir, getpid(), &len);
-        if (device_counter(doc, "faults") < 0) {
+        if (cpt_stats_device_counter(doc, "faults") < 0) {
             /* No device process at all (absent, no fallback): nothing to count. */
             CPT_CHECK(expect[0] == 'c', "the statistics area exists");
             printf("summary: plan \"%s\", fallback off: no device; operations %llu, wrong %zu, failed cleanly "
@@ -418,12 +406,12 @@ int main(int argc, char **argv)
             free(doc);
             goto done;
         }
-        faults = device_counter(doc, "faults");
-        fallbacks = device_counter(doc, "fallbacks");
-        failures = device_counter(doc, "device_failures");
-        retries = device_counter(doc, "retries");
-        rejected = device_counter(doc, "results_rejected");
-        recomputed = device_counter(doc, "results_recomputed");
+        faults = cpt_stats_device_counter(doc, "faults");
+        fallbacks = cpt_stats_device_counter(doc, "fallbacks");
+        failures = cpt_stats_device_counter(doc, "device_failures");
+        retries = cpt_stats_device_counter(doc, "retries");
+        rejected = cpt_stats_device_counter(doc, "results_rejected");
+        recomputed = cpt_stats_device_counter(doc, "results_recomputed");
         /* A wrong CRT result is caught and recomputed: with CRT faults it
          * is the check, not luck, that kept every output right. */
         if (plan != NULL && strstr(plan, "crt") != NULL)
@@ -445,7 +433,7 @@ int main(int argc, char **argv)
             (unsigned long long)nops, (unsigned long long)(nops / 2), (unsigned long long)(nops - nops / 2),
             count[0][R_WRONG] + count[1][R_WRONG], count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL],
             j.timed_out, leaked, failures, retries, fallbacks,
-            device_counter(doc, "timeouts") + device_counter(doc, "ae_timeouts"), device_counter(doc, "resets"),
+            cpt_stats_device_counter(doc, "timeouts") + cpt_stats_device_counter(doc, "ae_timeouts"), cpt_stats_device_counter(doc, "resets"),
             rejected, recomputed);
         free(doc);
     }

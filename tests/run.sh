@@ -82,6 +82,7 @@ for g in "${groups[@]}"; do
 		run sig_test build/sig_test --provider-path build
 		run pk_kat_test build/pk_kat_test --provider-path build
 		run params_test tests/run-c.sh params_test
+		run rsakey_test tests/run-c.sh rsakey_test
 		run abandon_test build/abandon_test --provider-path build
 		run abandon_test_late_wait env CPTPROV_TEST_WAIT_DELAY_US=150 build/abandon_test --provider-path build
 		run callback_test build/callback_test --provider-path build --expect callback
