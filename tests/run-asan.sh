@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The C side under AddressSanitizer (with leak detection): cptprov.so and the
-# gcm, sym, chachapoly, md, mac, stitched, kex, sig and pk_kat harnesses rebuilt with -fsanitize=address into
+# gcm, sym, chachapoly, md, mac, stitched, kex, sig, pk_kat, params and rsakey harnesses rebuilt with -fsanitize=address into
 # build/asan/, next to the same libcptgo.so, then differential runs
 # including the ASYNC jobs. Ends with the summed "N passed, N failed".
 set -euo pipefail
@@ -10,7 +10,7 @@ mkdir -p "$out"
 cp build/libcptgo.so "$out/"
 flags=(-std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=address -fno-omit-frame-pointer -Wall -Wextra -Werror)
 gcc "${flags[@]}" -fPIC -fvisibility=hidden -shared -o "$out/cptprov.so" provider/*.c -lcrypto -ldl -lpthread
-for t in gcm_test sym_test chachapoly_test md_test mac_test stitched_test kex_test sig_test pk_kat_test; do
+for t in gcm_test sym_test chachapoly_test md_test mac_test stitched_test kex_test sig_test pk_kat_test params_test rsakey_test; do
 	gcc "${flags[@]}" -o "$out/$t" "tests/$t.c" tests/common.c -lcrypto -lpthread
 done
 # Go installs its own signal handlers; ASan must leave SIGSEGV to them.
@@ -25,7 +25,9 @@ rc=0
 "$out/kex_test" --provider-path "$PWD/$out" --iters 5 >"$out/kex.log" 2>&1 || rc=1
 "$out/sig_test" --provider-path "$PWD/$out" --iters 3 >"$out/sig.log" 2>&1 || rc=1
 "$out/pk_kat_test" --provider-path "$PWD/$out" >"$out/pk_kat.log" 2>&1 || rc=1
-for l in gcm sym chachapoly md mac stitched kex sig pk_kat; do
+"$out/params_test" --provider cptprov --provider-path "$PWD/$out" --no-stats >"$out/params.log" 2>&1 || rc=1
+"$out/rsakey_test" --provider cptprov --provider-path "$PWD/$out" --no-stats --sizes "1024 2048" >"$out/rsakey.log" 2>&1 || rc=1
+for l in gcm sym chachapoly md mac stitched kex sig pk_kat params rsakey; do
 	{ grep -E "ERROR: (Address|Leak)Sanitizer|FAIL" "$out/$l.log" || true; } | head -5
 	tail -1 "$out/$l.log"
 done | tee "$out/summary.log"
