@@ -77,10 +77,13 @@ const (
 	ReasonInvalidModulus                      Reason = 1018 // RSA_R_'s 174 is taken here
 )
 
-// Error is an operation failure with the reason OpenSSL will show.
+// Error is an operation failure with the reason OpenSSL will show. Next,
+// when set, is a further error raised after it: OpenSSL's key checks raise
+// one per rule a key breaks, and cptprov's raise the same list.
 type Error struct {
 	Reason Reason
 	Msg    string
+	Next   *Error
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -3,7 +3,6 @@ package dispatch
 import (
 	"crypto/rand"
 	"math/big"
-	"strings"
 	"sync"
 )
 
@@ -115,17 +114,14 @@ func (k *rsaKey) checkPairwise(fail func(Reason, string)) {
 	}
 }
 
-// validateError is the error EVP_PKEY_check and its kin see: the first
-// failure's reason, every failure's message.
+// validateError is what EVP_PKEY_check and its kin raise: an error per
+// failed rule, in the default provider's order.
 func validateError(fails []rsaCheckFailure) *Error {
-	if len(fails) == 0 {
-		return nil
+	var first *Error
+	for i := len(fails) - 1; i >= 0; i-- {
+		first = &Error{Reason: fails[i].reason, Msg: fails[i].msg, Next: first}
 	}
-	msgs := make([]string, len(fails))
-	for i, f := range fails {
-		msgs[i] = f.msg
-	}
-	return &Error{Reason: fails[0].reason, Msg: strings.Join(msgs, "; ")}
+	return first
 }
 
 var smallPrimes = sync.OnceValue(func() *big.Int {

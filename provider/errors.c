@@ -1,7 +1,10 @@
 /* Errors reach the application through the core's error upcalls. */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cptprov.h"
 
 static OSSL_FUNC_core_new_error_fn *c_new_error;
@@ -84,11 +87,30 @@ void cptprov_raise_any(int reason, const char *file, int line, const char *func,
     pthread_mutex_unlock(&live_lock);
 }
 
+/*
+ * The status's message may carry further errors, one per line as
+ * "reason<TAB>message" (the Go side's Error.Next): each is raised after
+ * the first, in order, as OpenSSL's key checks raise one error per rule.
+ */
 void cptprov_raise_status(const struct cptprov_ctx *p, const struct cpt_status *st,
     const char *func)
 {
     int reason = st->reason != 0 ? st->reason : CPT_R_INTERNAL;
+    const char *m = st->msg, *nl;
 
-    cptprov_raise(p, reason, "libcptgo", 0, func, "%s",
-        st->msg[0] != '\0' ? st->msg : "operation failed");
+    if (*m == '\0') {
+        cptprov_raise(p, reason, "libcptgo", 0, func, "%s", "operation failed");
+        return;
+    }
+    for (;;) {
+        nl = memchr(m, '\n', strnlen(m, sizeof(st->msg) - (size_t)(m - st->msg)));
+        cptprov_raise(p, reason, "libcptgo", 0, func, "%.*s", (int)(nl != NULL ? nl - m : (ptrdiff_t)strlen(m)), m);
+        if (nl == NULL)
+            return;
+        m = nl + 1;
+        reason = (int)strtol(m, (char **)&nl, 10);
+        if (*nl != '\t' || reason == 0)
+            return;
+        m = nl + 1;
+    }
 }

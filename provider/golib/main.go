@@ -57,6 +57,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -198,7 +199,11 @@ func setStatus(st *C.struct_cpt_status, e *dispatch.Error) {
 		return
 	}
 	st.reason = C.int(e.Reason)
-	msg := e.Msg
+	// Further errors follow as lines "reason<TAB>message" (cptprov_raise_status).
+	msg := strings.ReplaceAll(e.Msg, "\n", " ")
+	for n := e.Next; n != nil; n = n.Next {
+		msg += fmt.Sprintf("\n%d\t%s", n.Reason, strings.ReplaceAll(n.Msg, "\n", " "))
+	}
 	if len(msg) >= len(st.msg) {
 		msg = msg[:len(st.msg)-1]
 	}
