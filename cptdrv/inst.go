@@ -35,6 +35,8 @@ const (
 //	MajorModExp, MinorModExpCRT:  Param1 = L (modulus bytes), Param2 = P (prime bytes)
 //	    DPtr: p(P) || q(P) || dP(P) || dQ(P) || qInv(P) || c(L)
 //	                                                     RPtr: c^d mod pq (L)
+//	    MajorModExp's verdict on a base not below its modulus, or on a
+//	    modulus or prime that is even or 1, is UCBadOperand.
 //	MajorECC, MinorECCFixed:  Param1 = curve (Curve*), B = its byte length
 //	    DPtr: k(B)                                       RPtr: k·G, 04||X||Y (1+2B); X25519: u (32)
 //	MajorECC, MinorECCVar:    DPtr: k(B) || point(1+2B)  RPtr: k·P (1+2B); X25519: k(32)||u(32) -> u (32)
@@ -227,6 +229,7 @@ const (
 	UCBadPoint   uint8 = 6 // point not on the curve, or a scalar out of range
 	UCVerifyFail uint8 = 7 // signature does not verify
 	UCZeroResult uint8 = 8 // point at infinity, all-zero X25519 output, or r or s zero: draw again
+	UCBadOperand uint8 = 9 // modular exponentiation: base not below the modulus, or a modulus (prime) even or 1
 )
 
 // Result is the 16-byte completion record the device writes.

@@ -143,6 +143,8 @@ func deviceError(res cptdrv.Result, err error) *Error {
 		return errorf(ReasonTimeout, "device did not start the operation in time (software fallback off)")
 	case res.CompCode == cptdrv.CompReset:
 		return errorf(ReasonDeviceError, "device reset before it ran the operation (software fallback off)")
+	case res.CompCode == cptdrv.CompHWError && res.Flags&cptdrv.FlagSoftware != 0:
+		return errorf(ReasonDeviceError, "device engine error, and the software fallback failed too")
 	case res.CompCode == cptdrv.CompHWError:
 		return errorf(ReasonDeviceError, "device engine error (software fallback off)")
 	case res.CompCode != cptdrv.CompGood:
@@ -151,6 +153,8 @@ func deviceError(res cptdrv.Result, err error) *Error {
 		return errorf(ReasonAuthFailed, "tag verification failed")
 	case res.UCCode == cptdrv.UCBadPoint:
 		return errorf(ReasonInvalidKey, "invalid key: point not on the curve or scalar out of range")
+	case res.UCCode == cptdrv.UCBadOperand:
+		return errorf(ReasonBadParameter, "RSA operand out of range: input not below the modulus, or a modulus or prime that is even or 1")
 	case res.UCCode == cptdrv.UCVerifyFail:
 		return errorf(ReasonVerifyFailed, "signature verification failed")
 	case res.UCCode == cptdrv.UCZeroResult:

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"strings"
 	"testing"
 )
 
@@ -52,6 +53,38 @@ func TestRSAEncryptionAgainstCryptoRSA(t *testing.T) {
 			return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, []byte("L"), w)
 		}); err == nil {
 			t.Fatal("a tampered OAEP ciphertext decrypted")
+		}
+	}
+}
+
+// An unpadded input not below the modulus is refused both ways with an
+// error that says so: the device's verdict on it is an RSA operand's, not
+// the curves' "point not on the curve".
+func TestRSAOperandAboveModulus(t *testing.T) {
+	env := testEnv(t)
+	ac := AsymCipherByID(AsymRSA)
+	key, _ := rsa.GenerateKey(rand.Reader, 1024)
+	st := importRSA(t, env, key)
+	ctx, out, in, pad := dma(t, int(ac.StateSize())), dma(t, 128), dma(t, 128), dma(t, 4)
+	copy(in, bytes.Repeat([]byte{0xff}, 128))
+	copy(pad, "none")
+	var l paramList
+	l.add("pad-mode", TypeUTF8, ptr(pad), 4)
+	for _, op := range []int{OpEncrypt, OpDecrypt} {
+		for _, async := range []bool{false, true} {
+			if err := ac.Init(env, ptr(ctx), ptr(st), op, l.params()); err != nil {
+				t.Fatal(err)
+			}
+			_, err := call(async, func(w Waiter) (int, bool, *Error) {
+				if op == OpEncrypt {
+					return ac.Encrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, nil, w)
+				}
+				return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, nil, w)
+			})
+			if err == nil || err.Reason != ReasonBadParameter || !strings.Contains(err.Msg, "modulus") ||
+				strings.Contains(err.Msg, "curve") {
+				t.Fatalf("op %d (async %v): %v", op, async, err)
+			}
 		}
 	}
 }

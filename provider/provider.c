@@ -108,7 +108,11 @@ static const OSSL_DISPATCH cptprov_dispatch[] = {
 /*
  * The CPU path's library context: the default provider only, created on
  * first use (never at load) and kept for the life of the process, since
- * contexts of every cptprov instance may hold its ciphers.
+ * contexts of every cptprov instance may hold its ciphers. Nothing of the
+ * application's reaches it: a fresh context reads no configuration file,
+ * the default provider is built into libcrypto (no module path), and the
+ * application's contexts, which may prefer cptprov itself or hold only the
+ * FIPS or the null provider, are never asked for anything.
  */
 static OSSL_LIB_CTX *cpu_libctx;
 static pthread_once_t cpu_libctx_once = PTHREAD_ONCE_INIT;

@@ -17,7 +17,7 @@
  * chains records; later versions carry an explicit IV but the chain still
  * decides the first ciphertext block).
  */
-#define OPENSSL_SUPPRESS_DEPRECATED /* SHA1()/SHA256() for long MAC keys */
+#define OPENSSL_SUPPRESS_DEPRECATED /* SHA1_Init() & co. for long MAC keys */
 #include <string.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -341,6 +341,30 @@ static int set_aad(struct stitched_ctx *c, const OSSL_PARAM *p)
     return 1;
 }
 
+/*
+ * HMAC's K0 of a MAC key longer than a block, its digest, with the
+ * low-level functions: the one-shot SHA1() and SHA256() fetch from the
+ * application's default library context, which may not have them.
+ */
+static void long_key_digest(const struct stitched_alg *a, const unsigned char *key, size_t len,
+    unsigned char *k0)
+{
+    SHA_CTX s1;
+    SHA256_CTX s256;
+
+    if (a->maclen == SHA_DIGEST_LENGTH) {
+        SHA1_Init(&s1);
+        SHA1_Update(&s1, key, len);
+        SHA1_Final(k0, &s1);
+        OPENSSL_cleanse(&s1, sizeof(s1));
+    } else {
+        SHA256_Init(&s256);
+        SHA256_Update(&s256, key, len);
+        SHA256_Final(k0, &s256);
+        OPENSSL_cleanse(&s256, sizeof(s256));
+    }
+}
+
 static int stitched_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     struct stitched_ctx *c = vctx;
@@ -356,10 +380,7 @@ static int stitched_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         }
         memset(c->k0, 0, sizeof(c->k0));
         if (p->data_size > MAC_BLOCK) { /* HMAC's K0 */
-            if (c->alg->maclen == SHA_DIGEST_LENGTH)
-                SHA1(p->data, p->data_size, c->k0);
-            else
-                SHA256(p->data, p->data_size, c->k0);
+            long_key_digest(c->alg, p->data, p->data_size, c->k0);
             c->k0len = c->alg->maclen;
         } else {
             if (p->data_size != 0)

@@ -42,18 +42,26 @@ func output(inst *cptdrv.Instruction, n int) ([]byte, bool) {
 	return cptdrv.Bytes(inst.RPtr, n), true
 }
 
-// aeResult maps the arithmetic's verdict to a completion. For operations
-// whose operand lengths are already checked, ErrInput means a zero result
-// (an all-zero X25519 secret, an ECDSA r or s of zero) when zeroOnInput.
-func aeResult(out []byte, res []byte, err error, zeroOnInput bool) (comp, uc uint8, rlen uint32) {
+// aeResult maps the arithmetic's verdict to a completion. onInput is what
+// invalid input (asym.ErrInput, and any error not named here) means to the
+// engine: UCBadOperand for a modular exponentiation, UCBadPoint for the
+// curves, and UCZeroResult where the operand lengths are already checked
+// and ErrInput means a zero result (an all-zero X25519 secret, an ECDSA r
+// or s of zero). A failure of the arithmetic itself is an engine error:
+// nothing was executed, and the driver may retry or compute in software.
+func aeResult(out []byte, res []byte, err error, onInput uint8) (comp, uc uint8, rlen uint32) {
 	switch {
 	case err == nil:
 		copy(out, res)
 		return cptdrv.CompGood, cptdrv.UCSuccess, uint32(len(res))
-	case errors.Is(err, asym.ErrPointAtInfinity), zeroOnInput && errors.Is(err, asym.ErrInput):
+	case errors.Is(err, asym.ErrInternal):
+		return cptdrv.CompHWError, 0, 0
+	case errors.Is(err, asym.ErrPointAtInfinity):
 		return cptdrv.CompGood, cptdrv.UCZeroResult, 0
+	case errors.Is(err, asym.ErrNotOnCurve):
+		return cptdrv.CompGood, cptdrv.UCBadPoint, 0
 	}
-	return cptdrv.CompGood, cptdrv.UCBadPoint, 0
+	return cptdrv.CompGood, onInput, 0
 }
 
 // modExp executes MajorModExp. With crtFault a CRT exponentiation gets one
@@ -76,7 +84,7 @@ func (d *Device) modExp(inst *cptdrv.Instruction, crtFault bool) (comp, uc uint8
 			exp = asym.ModExpPublic
 		}
 		res, err := exp(f[2], f[1], f[0])
-		return aeResult(out, res, err, false)
+		return aeResult(out, res, err, cptdrv.UCBadOperand)
 	case cptdrv.MinorModExpCRT:
 		p := e
 		f, ok := operands(inst, p, p, p, p, p, l)
@@ -95,7 +103,7 @@ func (d *Device) modExp(inst *cptdrv.Instruction, crtFault bool) (comp, uc uint8
 		if err == nil && len(res) != l {
 			return cptdrv.CompGood, cptdrv.UCBadLength, 0
 		}
-		return aeResult(out, res, err, false)
+		return aeResult(out, res, err, cptdrv.UCBadOperand)
 	}
 	return cptdrv.CompBadInst, 0, 0
 }
@@ -121,12 +129,12 @@ func (d *Device) ecc(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 		case cptdrv.MinorECCFixed:
 			if f, ok := operands(inst, 32); ok {
 				res, err := asym.X25519Base(f[0])
-				return aeResult(out, res, err, false)
+				return aeResult(out, res, err, cptdrv.UCBadPoint)
 			}
 		case cptdrv.MinorECCVar, cptdrv.MinorECCShared:
 			if f, ok := operands(inst, 32, 32); ok {
 				res, err := asym.X25519(f[0], f[1])
-				return aeResult(out, res, err, true)
+				return aeResult(out, res, err, cptdrv.UCZeroResult)
 			}
 		}
 		return cptdrv.CompBadInst, 0, 0
@@ -142,25 +150,25 @@ func (d *Device) ecc(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 		out, ok2 := output(inst, 1+2*b)
 		if ok1 && ok2 {
 			res, err := asym.ScalarBaseMult(c, f[0])
-			return aeResult(out, res, err, false)
+			return aeResult(out, res, err, cptdrv.UCBadPoint)
 		}
 	case cptdrv.MinorECCVar:
 		f, ok1 := operands(inst, b, 1+2*b)
 		out, ok2 := output(inst, 1+2*b)
 		if ok1 && ok2 {
 			res, err := asym.ScalarMult(c, f[0], f[1])
-			return aeResult(out, res, err, false)
+			return aeResult(out, res, err, cptdrv.UCBadPoint)
 		}
 	case cptdrv.MinorECCShared:
 		f, ok1 := operands(inst, b, 1+2*b)
 		out, ok2 := output(inst, b)
 		if ok1 && ok2 {
 			res, err := asym.ECDHX(c, f[0], f[1])
-			return aeResult(out, res, err, false)
+			return aeResult(out, res, err, cptdrv.UCBadPoint)
 		}
 	case cptdrv.MinorECCCheck:
 		if f, ok := operands(inst, 1+2*b); ok && inst.RLen == 0 {
-			return aeResult(nil, nil, c.ValidatePoint(f[0]), false)
+			return aeResult(nil, nil, c.ValidatePoint(f[0]), cptdrv.UCBadPoint)
 		}
 		// Decompress (and so check) a point: 1·P in uncompressed form.
 		f, ok1 := operands(inst, 1+b)
@@ -172,7 +180,7 @@ func (d *Device) ecc(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 			one := make([]byte, b)
 			one[b-1] = 1
 			res, err := asym.ScalarMult(c, one, f[0])
-			return aeResult(out, res, err, false)
+			return aeResult(out, res, err, cptdrv.UCBadPoint)
 		}
 	}
 	return cptdrv.CompBadInst, 0, 0
@@ -194,7 +202,7 @@ func (d *Device) ecdsa(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 		}
 		r, s, err := asym.ECDSASign(c, f[0], f[1], f[2])
 		if err != nil {
-			return aeResult(nil, nil, err, true)
+			return aeResult(nil, nil, err, cptdrv.UCZeroResult)
 		}
 		copy(out[:b], r)
 		copy(out[b:], s)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cptprov/cptdrv"
+	"cptprov/simulator/asym"
 )
 
 func aeQueue(t *testing.T) *cptdrv.Queue {
@@ -90,6 +91,71 @@ func TestAEModExp(t *testing.T) {
 	res, _ := aeDo(t, q, cptdrv.Op(cptdrv.MajorModExp, cptdrv.MinorModExpPlain), 8, 1, 8, make([]byte, 10))
 	if res.CompCode != cptdrv.CompBadInst {
 		t.Fatalf("bad lengths: %+v", res)
+	}
+}
+
+// An exponentiation's operand out of range gets its own verdict, not the
+// curves' "point not on the curve": a base not below the modulus in each
+// opcode, and an even modulus.
+func TestAEModExpOutOfRange(t *testing.T) {
+	q := aeQueue(t)
+	key, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, pl := key.Size(), 64
+	n, e := key.N.FillBytes(make([]byte, l)), big.NewInt(int64(key.E)).Bytes()
+	above := bytes.Repeat([]byte{0xff}, l)
+	p, qq := key.Primes[0].FillBytes(make([]byte, pl)), key.Primes[1].FillBytes(make([]byte, pl))
+	dp := key.Precomputed.Dp.FillBytes(make([]byte, pl))
+	dq := key.Precomputed.Dq.FillBytes(make([]byte, pl))
+	qinv := key.Precomputed.Qinv.FillBytes(make([]byte, pl))
+	evenN, evenP := append([]byte(nil), n...), append([]byte(nil), p...)
+	evenN[l-1] &^= 1
+	evenP[pl-1] &^= 1
+	one := make([]byte, l)
+	one[l-1] = 1
+	for _, tc := range []struct {
+		name     string
+		minor    uint8
+		p2       int
+		operands [][]byte
+	}{
+		{"plain", cptdrv.MinorModExpPlain, len(e), [][]byte{n, e, above}},
+		{"public", cptdrv.MinorModExpPublic, len(e), [][]byte{n, e, above}},
+		{"CRT", cptdrv.MinorModExpCRT, pl, [][]byte{p, qq, dp, dq, qinv, above}},
+		{"even modulus", cptdrv.MinorModExpPlain, len(e), [][]byte{evenN, e, one}},
+		{"even modulus, public", cptdrv.MinorModExpPublic, len(e), [][]byte{evenN, e, one}},
+		{"even CRT prime", cptdrv.MinorModExpCRT, pl, [][]byte{evenP, qq, dp, dq, qinv, one}},
+	} {
+		res, _ := aeDo(t, q, cptdrv.Op(cptdrv.MajorModExp, tc.minor), uint16(l), uint16(tc.p2), l, tc.operands...)
+		if res.CompCode != cptdrv.CompGood || res.UCCode != cptdrv.UCBadOperand {
+			t.Errorf("%s: %+v, want UCBadOperand", tc.name, res)
+		}
+	}
+}
+
+// aeResult's verdicts: a failure of the arithmetic itself is an engine
+// error (not executed: the driver may retry), invalid input the engine's
+// own verdict.
+func TestAEResultVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		err      error
+		onInput  uint8
+		comp, uc uint8
+	}{
+		{nil, cptdrv.UCBadOperand, cptdrv.CompGood, cptdrv.UCSuccess},
+		{asym.ErrInternal, cptdrv.UCBadOperand, cptdrv.CompHWError, 0},
+		{asym.ErrInternal, cptdrv.UCZeroResult, cptdrv.CompHWError, 0},
+		{asym.ErrInput, cptdrv.UCBadOperand, cptdrv.CompGood, cptdrv.UCBadOperand},
+		{asym.ErrInput, cptdrv.UCBadPoint, cptdrv.CompGood, cptdrv.UCBadPoint},
+		{asym.ErrInput, cptdrv.UCZeroResult, cptdrv.CompGood, cptdrv.UCZeroResult},
+		{asym.ErrNotOnCurve, cptdrv.UCZeroResult, cptdrv.CompGood, cptdrv.UCBadPoint},
+		{asym.ErrPointAtInfinity, cptdrv.UCBadPoint, cptdrv.CompGood, cptdrv.UCZeroResult},
+	} {
+		if comp, uc, _ := aeResult(nil, nil, tc.err, tc.onInput); comp != tc.comp || uc != tc.uc {
+			t.Errorf("%v (input verdict %d): %d/%d, want %d/%d", tc.err, tc.onInput, comp, uc, tc.comp, tc.uc)
+		}
 	}
 }
 

@@ -83,6 +83,9 @@ for g in "${groups[@]}"; do
 		run pk_kat_test build/pk_kat_test --provider-path build
 		run params_test tests/run-c.sh params_test
 		run rsakey_test tests/run-c.sh rsakey_test
+		# the default library context holding only the null provider
+		run libctx_test tests/run-c.sh libctx_test
+		run libctx_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh libctx_test
 		run abandon_test build/abandon_test --provider-path build
 		run abandon_test_late_wait env CPTPROV_TEST_WAIT_DELAY_US=150 build/abandon_test --provider-path build
 		run callback_test build/callback_test --provider-path build --expect callback

@@ -33,6 +33,10 @@ var (
 	// ErrPointAtInfinity reports an input point encoding the point at
 	// infinity, or a result that would be the point at infinity.
 	ErrPointAtInfinity = errors.New("asym: point at infinity")
+	// ErrInternal reports that the arithmetic itself failed (libcrypto,
+	// which does part of it, out of memory or without its algorithms),
+	// whatever the input: nothing was computed, and trying again may work.
+	ErrInternal = errors.New("asym: arithmetic failed")
 )
 
 // Curve identifies one of the prime curves the engine supports.

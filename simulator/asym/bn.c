@@ -3,22 +3,26 @@
  * than Go's: constant-time modular exponentiation (AVX-512 IFMA for two
  * 1024-bit halves at once), public-exponent exponentiation with cached
  * Montgomery constants and P-256 point multiplication (nistz256). Only public
- * libcrypto API. Every function returns 1 on success and 0 (or a negative
- * code documented in bn.h) on failure, and frees what it allocated.
+ * libcrypto API, in the device's library context. Every function returns 1
+ * on success and 0 (libcrypto failed) or a negative code documented in
+ * bn.h (the input is wrong) otherwise, and frees what it allocated.
  */
 #include "bn.h"
+#include "../internal/libctx/libctx.h"
 
 #include <openssl/bn.h>
+#include <openssl/crypto.h>
 #include <openssl/ec.h>
 #include <openssl/obj_mac.h>
-#include <openssl/sha.h>
 #include <pthread.h>
 #include <string.h>
 
 /*
  * One BN_CTX per thread, kept: creating one per operation cost a
  * noticeable share of a public RSA operation. The key's destructor frees
- * it when the thread exits, so nothing leaks.
+ * it when the thread exits, so nothing leaks. It belongs to the device's
+ * library context: whatever libcrypto fetches or draws for the arithmetic
+ * comes from there, not from the application's default context.
  */
 static pthread_key_t ctx_key;
 static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
@@ -42,9 +46,12 @@ static BN_CTX *thread_ctx(void)
 	if (!ctx_key_ok)
 		return NULL;
 	if ((ctx = pthread_getspecific(ctx_key)) == NULL) {
-		ctx = BN_CTX_new();
+		OSSL_LIB_CTX *lc = cpt_sim_libctx();
+
+		ctx = lc != NULL ? BN_CTX_new_ex(lc) : NULL;
 		if (ctx != NULL && pthread_setspecific(ctx_key, ctx) != 0) {
-					ctx = NULL;
+			BN_CTX_free(ctx);
+			ctx = NULL;
 		}
 	}
 	return ctx;
@@ -82,13 +89,16 @@ static int reduce(BIGNUM *r, const BIGNUM *a, const BIGNUM *m, BN_CTX *ctx)
  * contexts it holds; replaced round robin when full.
  *
  * A public modulus is looked up by its bytes. A secret one (an RSA prime)
- * by its SHA-256, so that the lookup's comparisons, which stop at the first
- * differing byte, reveal nothing of the prime; its entry is wiped on free.
+ * is compared with every cached secret modulus of its length in constant
+ * time, to the end of the table, so that the lookup reveals only whether
+ * the prime is there (as its speed does anyway), nothing of its bytes; it
+ * needs no hash, whose one-shot functions fetch from the application's
+ * default library context. Entries are wiped on free.
  */
 #define MONT_CACHE_SIZE 64
 
 static struct mont_entry {
-	uint8_t *key; /* the modulus, or the SHA-256 of a secret one */
+	uint8_t *key; /* the modulus */
 	size_t keylen;
 	int secret;
 	BIGNUM *m;
@@ -100,7 +110,7 @@ static pthread_mutex_t mont_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void mont_entry_free(struct mont_entry *e)
 {
-	OPENSSL_free(e->key);
+	OPENSSL_clear_free(e->key, e->keylen);
 	BN_clear_free(e->m);
 	BN_MONT_CTX_free(e->mont);
 	OPENSSL_free(e);
@@ -117,45 +127,53 @@ static void mont_release(struct mont_entry *e)
 		mont_entry_free(e);
 }
 
-/* mont_get returns a referenced entry for mod, building it if needed. */
-static struct mont_entry *mont_get(const uint8_t *mod, size_t len, int secret, BN_CTX *ctx)
+/*
+ * mont_get puts a referenced entry for mod in *ep, building it if needed;
+ * CPT_BN_BAD_INPUT for a modulus Montgomery arithmetic cannot take.
+ */
+static int mont_get(struct mont_entry **ep, const uint8_t *mod, size_t len, int secret, BN_CTX *ctx)
 {
-	struct mont_entry *e, *old;
-	uint8_t digest[SHA256_DIGEST_LENGTH];
-	const uint8_t *key = mod;
-	size_t keylen = len, i;
+	struct mont_entry *e, *old, *found = NULL;
+	size_t i;
+	int eq;
 
-	if (secret) {
-		if (SHA256(mod, len, digest) == NULL)
-			return NULL;
-		key = digest;
-		keylen = sizeof(digest);
-	}
 	pthread_mutex_lock(&mont_lock);
-	for (i = 0; i < MONT_CACHE_SIZE; i++) {
+	for (i = 0; i < MONT_CACHE_SIZE && (secret || found == NULL); i++) {
 		e = mont_cache[i];
-		if (e != NULL && e->secret == secret && e->keylen == keylen &&
-		    memcmp(e->key, key, keylen) == 0) {
-			e->refs++;
-			pthread_mutex_unlock(&mont_lock);
-			return e;
-		}
+		if (e == NULL || e->secret != secret || e->keylen != len)
+			continue;
+		eq = secret ? CRYPTO_memcmp(e->key, mod, len) == 0 : memcmp(e->key, mod, len) == 0;
+		if (eq && found == NULL)
+			found = e;
+	}
+	if (found != NULL) {
+		found->refs++;
+		pthread_mutex_unlock(&mont_lock);
+		*ep = found;
+		return 1;
 	}
 	pthread_mutex_unlock(&mont_lock);
 
 	e = OPENSSL_zalloc(sizeof(*e));
 	if (e == NULL)
-		return NULL;
+		return CPT_BN_ERROR;
 	e->refs = 2; /* the cache's and the caller's */
 	e->secret = secret;
-	e->keylen = keylen;
-	e->key = OPENSSL_memdup(key, keylen);
+	e->keylen = len;
+	e->key = OPENSSL_memdup(mod, len);
 	e->m = load(mod, len, secret);
 	e->mont = BN_MONT_CTX_new();
-	if (e->key == NULL || e->m == NULL || e->mont == NULL || !usable_modulus(e->m) ||
-	    !BN_MONT_CTX_set(e->mont, e->m, ctx)) {
+	if (e->key == NULL || e->m == NULL || e->mont == NULL) {
 		mont_entry_free(e);
-		return NULL;
+		return CPT_BN_ERROR;
+	}
+	if (!usable_modulus(e->m)) {
+		mont_entry_free(e);
+		return CPT_BN_BAD_INPUT;
+	}
+	if (!BN_MONT_CTX_set(e->mont, e->m, ctx)) {
+		mont_entry_free(e);
+		return CPT_BN_ERROR;
 	}
 	pthread_mutex_lock(&mont_lock);
 	old = mont_cache[mont_next];
@@ -164,7 +182,8 @@ static struct mont_entry *mont_get(const uint8_t *mod, size_t len, int secret, B
 	pthread_mutex_unlock(&mont_lock);
 	if (old != NULL)
 		mont_release(old);
-	return e;
+	*ep = e;
+	return 1;
 }
 
 int cpt_bn_modexp(uint8_t *out, const uint8_t *base, size_t blen, int reduce_base,
@@ -173,18 +192,18 @@ int cpt_bn_modexp(uint8_t *out, const uint8_t *base, size_t blen, int reduce_bas
 	BN_CTX *ctx = thread_ctx();
 	BIGNUM *a = load(base, blen, 1), *e = load(exp, elen, 1), *r = BN_new();
 	struct mont_entry *m = NULL;
-	int ok = 0;
+	int ok = CPT_BN_ERROR;
 
 	if (ctx == NULL || a == NULL || e == NULL || r == NULL)
 		goto end;
-	if ((m = mont_get(mod, mlen, 1, ctx)) == NULL || (!reduce_base && BN_cmp(a, m->m) >= 0))
+	if ((ok = mont_get(&m, mod, mlen, 1, ctx)) != 1)
 		goto end;
-	if (reduce_base) {
-		if (!reduce(r, a, m->m, ctx) || BN_copy(a, r) == NULL)
-			goto end;
-	}
-	ok = BN_mod_exp_mont_consttime(r, a, e, m->m, ctx, m->mont) &&
-	     BN_bn2binpad(r, out, (int)mlen) == (int)mlen;
+	if (!reduce_base && BN_cmp(a, m->m) >= 0)
+		ok = CPT_BN_BAD_INPUT;
+	else if ((reduce_base && (!reduce(r, a, m->m, ctx) || BN_copy(a, r) == NULL)) ||
+		 !BN_mod_exp_mont_consttime(r, a, e, m->m, ctx, m->mont) ||
+		 BN_bn2binpad(r, out, (int)mlen) != (int)mlen)
+		ok = CPT_BN_ERROR;
 end:
 	if (m != NULL)
 		mont_release(m);
@@ -203,20 +222,21 @@ int cpt_bn_modexp_x2(uint8_t *out1, uint8_t *out2, const uint8_t *base, size_t b
 	BIGNUM *e1 = load(exp1, e1len, 1), *e2 = load(exp2, e2len, 1);
 	BIGNUM *r1 = BN_new(), *r2 = BN_new();
 	struct mont_entry *m1 = NULL, *m2 = NULL;
-	int ok = 0;
+	int ok = CPT_BN_ERROR;
 
 	if (ctx == NULL || a == NULL || a1 == NULL || a2 == NULL || e1 == NULL ||
 	    e2 == NULL || r1 == NULL || r2 == NULL)
 		goto end;
 	/* The IFMA code wants the Montgomery contexts of both moduli. */
-	if ((m1 = mont_get(mod1, mlen, 1, ctx)) == NULL || (m2 = mont_get(mod2, mlen, 1, ctx)) == NULL)
+	if ((ok = mont_get(&m1, mod1, mlen, 1, ctx)) != 1 || (ok = mont_get(&m2, mod2, mlen, 1, ctx)) != 1)
 		goto end;
 	BN_set_flags(a1, BN_FLG_CONSTTIME);
 	BN_set_flags(a2, BN_FLG_CONSTTIME);
-	ok = reduce(a1, a, m1->m, ctx) && reduce(a2, a, m2->m, ctx) &&
-	     BN_mod_exp_mont_consttime_x2(r1, a1, e1, m1->m, m1->mont, r2, a2, e2, m2->m, m2->mont, ctx) &&
-	     BN_bn2binpad(r1, out1, (int)mlen) == (int)mlen &&
-	     BN_bn2binpad(r2, out2, (int)mlen) == (int)mlen;
+	if (!reduce(a1, a, m1->m, ctx) || !reduce(a2, a, m2->m, ctx) ||
+	    !BN_mod_exp_mont_consttime_x2(r1, a1, e1, m1->m, m1->mont, r2, a2, e2, m2->m, m2->mont, ctx) ||
+	    BN_bn2binpad(r1, out1, (int)mlen) != (int)mlen ||
+	    BN_bn2binpad(r2, out2, (int)mlen) != (int)mlen)
+		ok = CPT_BN_ERROR;
 end:
 	BN_clear_free(a);
 	BN_clear_free(a1);
@@ -238,14 +258,17 @@ int cpt_bn_modexp_public(uint8_t *out, const uint8_t *base, size_t blen, const u
 	BN_CTX *ctx = thread_ctx();
 	BIGNUM *a = load(base, blen, 0), *e = load(exp, elen, 0), *r = BN_new();
 	struct mont_entry *m = NULL;
-	int ok = 0;
+	int ok = CPT_BN_ERROR;
 
 	if (ctx == NULL || a == NULL || e == NULL || r == NULL)
 		goto end;
-	if ((m = mont_get(mod, mlen, 0, ctx)) == NULL || BN_cmp(a, m->m) >= 0)
+	if ((ok = mont_get(&m, mod, mlen, 0, ctx)) != 1)
 		goto end;
-	ok = BN_mod_exp_mont(r, a, e, m->m, ctx, m->mont) &&
-	     BN_bn2binpad(r, out, (int)mlen) == (int)mlen;
+	if (BN_cmp(a, m->m) >= 0)
+		ok = CPT_BN_BAD_INPUT;
+	else if (!BN_mod_exp_mont(r, a, e, m->m, ctx, m->mont) ||
+		 BN_bn2binpad(r, out, (int)mlen) != (int)mlen)
+		ok = CPT_BN_ERROR;
 end:
 	if (m != NULL)
 		mont_release(m);
@@ -262,7 +285,10 @@ static pthread_once_t p256_once = PTHREAD_ONCE_INIT;
 
 static void p256_init(void)
 {
-	p256 = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+	OSSL_LIB_CTX *lc = cpt_sim_libctx();
+
+	if (lc != NULL)
+		p256 = EC_GROUP_new_by_curve_name_ex(lc, NULL, NID_X9_62_prime256v1);
 }
 
 int cpt_p256_mul(uint8_t out[65], const uint8_t *gk, const uint8_t *pk, const uint8_t *pt)

@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
+
+	_ "cptprov/simulator/internal/libctx" // cpt_sim_libctx, for bn.c
 )
 
 // ptr passes a byte slice to C for the duration of one call (nil when
@@ -30,34 +32,49 @@ func pairedHalves(size int) bool {
 	return size == 128 && cpu.X86.HasAVX512IFMA
 }
 
+// bnResult is a bn.c exponentiation's outcome: out, or the error of its
+// code (the input's, or libcrypto's own failure).
+func bnResult(out []byte, rc C.int) ([]byte, error) {
+	switch rc {
+	case 1:
+		return out, nil
+	case C.CPT_BN_BAD_INPUT:
+		return nil, ErrInput
+	}
+	return nil, ErrInternal
+}
+
 // modExpConstTime returns base^exp mod m, len(m) bytes, m odd and > 1,
 // constant time in base and exp. With reduce, base is first reduced mod m;
 // without, it must be below m.
-func modExpConstTime(base []byte, reduce bool, exp, m []byte) ([]byte, bool) {
+func modExpConstTime(base []byte, reduce bool, exp, m []byte) ([]byte, error) {
 	out := make([]byte, len(m))
 	r := C.int(0)
 	if reduce {
 		r = 1
 	}
-	ok := C.cpt_bn_modexp(ptr(out), ptr(base), C.size_t(len(base)), r, ptr(exp), C.size_t(len(exp)), ptr(m), C.size_t(len(m)))
-	return out, ok == 1
+	rc := C.cpt_bn_modexp(ptr(out), ptr(base), C.size_t(len(base)), r, ptr(exp), C.size_t(len(exp)), ptr(m), C.size_t(len(m)))
+	return bnResult(out, rc)
 }
 
 // modExpPairConstTime returns base^e1 mod m1 and base^e2 mod m2 (moduli of
 // the same length) from one call.
-func modExpPairConstTime(base, e1, m1, e2, m2 []byte) (r1, r2 []byte, ok bool) {
+func modExpPairConstTime(base, e1, m1, e2, m2 []byte) (r1, r2 []byte, err error) {
 	r1, r2 = make([]byte, len(m1)), make([]byte, len(m2))
-	res := C.cpt_bn_modexp_x2(ptr(r1), ptr(r2), ptr(base), C.size_t(len(base)),
+	rc := C.cpt_bn_modexp_x2(ptr(r1), ptr(r2), ptr(base), C.size_t(len(base)),
 		ptr(e1), C.size_t(len(e1)), ptr(m1), ptr(e2), C.size_t(len(e2)), ptr(m2), C.size_t(len(m1)))
-	return r1, r2, res == 1
+	if r1, err = bnResult(r1, rc); err != nil {
+		return nil, nil, err
+	}
+	return r1, r2, nil
 }
 
 // modExpPublic is base^exp mod m in variable time, for public values; the
 // Montgomery constants of m are cached.
-func modExpPublic(base, exp, m []byte) ([]byte, bool) {
+func modExpPublic(base, exp, m []byte) ([]byte, error) {
 	out := make([]byte, len(m))
-	ok := C.cpt_bn_modexp_public(ptr(out), ptr(base), C.size_t(len(base)), ptr(exp), C.size_t(len(exp)), ptr(m), C.size_t(len(m)))
-	return out, ok == 1
+	rc := C.cpt_bn_modexp_public(ptr(out), ptr(base), C.size_t(len(base)), ptr(exp), C.size_t(len(exp)), ptr(m), C.size_t(len(m)))
+	return bnResult(out, rc)
 }
 
 // p256Mul returns gk·G + pk·pt on P-256 (uncompressed), with gk and pk
@@ -72,5 +89,5 @@ func p256Mul(gk, pk, pt []byte) ([]byte, error) {
 	case C.CPT_BN_NOT_ON_CURVE:
 		return nil, ErrNotOnCurve
 	}
-	return nil, ErrInput
+	return nil, ErrInternal
 }

@@ -5,13 +5,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CPT_BN_ERROR 0
+#define CPT_BN_ERROR 0 /* libcrypto failed (memory): nothing wrong with the input */
 #define CPT_BN_INFINITY (-1)
 #define CPT_BN_NOT_ON_CURVE (-2)
+#define CPT_BN_BAD_INPUT (-3) /* a base not below its modulus, a modulus even or 1 */
 
 /* out = base^exp mod mod in constant time, mlen bytes; mod odd and > 1.
  * base has blen bytes; with reduce_base it is first reduced mod mod,
- * otherwise it must be below mod. */
+ * otherwise it must be below mod. The exponentiations return 1,
+ * CPT_BN_BAD_INPUT or CPT_BN_ERROR. */
 int cpt_bn_modexp(uint8_t *out, const uint8_t *base, size_t blen, int reduce_base,
 		  const uint8_t *exp, size_t elen, const uint8_t *mod, size_t mlen);
 /* out1 = base^exp1 mod mod1 and out2 = base^exp2 mod mod2 (an RSA CRT's

@@ -3,6 +3,7 @@ package asym
 import (
 	"crypto/elliptic"
 	"crypto/rand"
+	"errors"
 	"math/big"
 	"math/bits"
 	"sync"
@@ -115,6 +116,16 @@ func (c *ecCurve[P]) scalar(k []byte) (*bigmod.Nat, error) {
 	return s, nil
 }
 
+// inputErr is a point multiplication's failure as the package reports it:
+// ErrInternal as it is (the input was not at fault), anything else as
+// ErrInput.
+func inputErr(err error) error {
+	if errors.Is(err, ErrInternal) {
+		return err
+	}
+	return ErrInput
+}
+
 // encode returns the uncompressed encoding of p, or ErrPointAtInfinity.
 func encode[P nistPoint[P]](p P) ([]byte, error) {
 	out := p.Bytes()
@@ -131,7 +142,7 @@ func (c *ecCurve[P]) scalarBaseMult(k []byte) ([]byte, error) {
 	}
 	p, err := c.newPoint().ScalarBaseMult(s.Bytes(c.n))
 	if err != nil {
-		return nil, ErrInput
+		return nil, inputErr(err)
 	}
 	return encode(p)
 }
@@ -148,7 +159,7 @@ func (c *ecCurve[P]) mult(k, point []byte) (P, error) {
 	}
 	p, err := c.newPoint().ScalarMult(q, s.Bytes(c.n))
 	if err != nil {
-		return zero, ErrInput
+		return zero, inputErr(err)
 	}
 	return p, nil
 }
@@ -221,7 +232,7 @@ func (c *ecCurve[P]) sign(dB, kB, hash []byte) (r, s []byte, err error) {
 	}
 	R, err := c.newPoint().ScalarBaseMult(k.Bytes(c.n))
 	if err != nil {
-		return nil, nil, ErrInput
+		return nil, nil, inputErr(err)
 	}
 	rN, err := c.xModN(R)
 	if err != nil || rN.IsZero() == 1 {

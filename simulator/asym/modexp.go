@@ -83,7 +83,9 @@ func fit(b []byte, size int) ([]byte, error) {
 // otherwise ErrInput; base must be < m (it may carry leading zero bytes),
 // otherwise ErrInput. exp may be empty or zero (the result is then 1). The
 // output is len(m) bytes after stripping m's leading zero bytes. Constant
-// time in base and exp for a given length of exp.
+// time in base and exp for a given length of exp. ErrInternal reports a
+// failure of libcrypto, which does the exponentiation (ModExpPublic's and
+// ModExpCRT's too).
 func ModExp(base, exp, m []byte) ([]byte, error) {
 	m, err := modulusBytes(m)
 	if err != nil {
@@ -93,11 +95,7 @@ func ModExp(base, exp, m []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, ok := modExpConstTime(b, false, exp, m)
-	if !ok {
-		return nil, ErrInput
-	}
-	return out, nil
+	return modExpConstTime(b, false, exp, m)
 }
 
 // ModExpPublic is ModExp for a public base, exponent and modulus (an RSA
@@ -112,11 +110,7 @@ func ModExpPublic(base, exp, m []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, ok := modExpPublic(base, exp, m) // checks base < m
-	if !ok {
-		return nil, ErrInput
-	}
-	return out, nil
+	return modExpPublic(base, exp, m) // checks base < m
 }
 
 // ModExpCRT computes c^d mod n for an RSA private key given in CRT form
@@ -145,21 +139,23 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 	// second goroutine while this one computes m1, as a device has engines
 	// to spare for them; either way a lone operation's latency halves.
 	var m1B, m2B []byte
-	ok1, ok2 := false, false
+	var err1, err2 error
 	if len(p) == len(q) && pairedHalves(len(p)) {
-		m1B, m2B, ok1 = modExpPairConstTime(cB, dP, p, dQ, q)
-		ok2 = ok1
+		m1B, m2B, err1 = modExpPairConstTime(cB, dP, p, dQ, q)
 	} else {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			m2B, ok2 = modExpConstTime(cB, true, dQ, q)
+			m2B, err2 = modExpConstTime(cB, true, dQ, q)
 		}()
-		m1B, ok1 = modExpConstTime(cB, true, dP, p)
+		m1B, err1 = modExpConstTime(cB, true, dP, p)
 		<-done
 	}
-	if !ok1 || !ok2 {
-		return nil, ErrInput
+	if err1 != nil {
+		return nil, err1
+	}
+	if err2 != nil {
+		return nil, err2
 	}
 	m, err1 := bigmod.NewNat().SetBytes(m1B, P)
 	m2, err2 := bigmod.NewNat().SetBytes(m2B, Q)

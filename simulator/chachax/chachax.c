@@ -2,18 +2,17 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
-#include <openssl/provider.h>
 #include <pthread.h>
 #include <string.h>
 #include "chachax.h"
+#include "../internal/libctx/libctx.h"
 
 /*
  * The engines' ChaCha20 and ChaCha20-Poly1305: libcrypto's (AVX-512 and
- * AVX2 assembly) through EVP, from a library context of our own holding
- * only the default provider, so the host's configuration (which may prefer
- * cptprov itself) never reaches it. Created on first use, never at load.
+ * AVX2 assembly) through EVP, fetched on first use (never at load) from
+ * the device's library context, so that the host's configuration (which
+ * may prefer cptprov itself) never reaches them.
  */
-static OSSL_LIB_CTX *libctx;
 static EVP_CIPHER *chacha, *chachapoly;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_key_t scratch_key, peek_key;
@@ -26,10 +25,12 @@ static void scratch_free(void *p)
 
 static void init(void)
 {
+	OSSL_LIB_CTX *libctx;
+
 	if (pthread_key_create(&scratch_key, scratch_free) != 0
 	    || pthread_key_create(&peek_key, scratch_free) != 0)
 		return;
-	if ((libctx = OSSL_LIB_CTX_new()) == NULL || OSSL_PROVIDER_load(libctx, "default") == NULL)
+	if ((libctx = cpt_sim_libctx()) == NULL)
 		return;
 	chacha = EVP_CIPHER_fetch(libctx, "ChaCha20", "provider=default");
 	chachapoly = EVP_CIPHER_fetch(libctx, "ChaCha20-Poly1305", "provider=default");

@@ -1,7 +1,7 @@
 // Package chachax is the engines' ChaCha20 and ChaCha20-Poly1305:
 // libcrypto's implementation (AVX-512/AVX2 assembly, 5.3 GB/s for ChaCha20
 // on this project's CPU against 0.5 GB/s for golang.org/x/crypto's generic
-// Go) through EVP, in a library context of its own. ChaCha20 is stateless
+// Go) through EVP, in the device's library context. ChaCha20 is stateless
 // here: each call starts from a counter block. A ChaCha20-Poly1305 stream
 // is an AEAD handle, C memory the engine refers to from a context.
 package chachax
@@ -16,6 +16,8 @@ import "C"
 import (
 	"errors"
 	"unsafe"
+
+	_ "cptprov/simulator/internal/libctx" // cpt_sim_libctx, for chachax.c
 )
 
 var errFailed = errors.New("chachax: libcrypto operation failed")
