@@ -72,6 +72,7 @@ const (
 	ReasonPNotPrime                           Reason = 128  // RSA_R_
 	ReasonQNotPrime                           Reason = 129  // RSA_R_
 	ReasonValueMissing                        Reason = 147  // RSA_R_
+	ReasonWrongSignatureLength                Reason = 119  // RSA_R_
 	ReasonPubExponentOutOfRange               Reason = 1016 // RSA_R_'s 178 is taken here
 	ReasonIQMPNotInverseOfQ                   Reason = 1017 // RSA_R_'s 126 is taken here
 	ReasonInvalidModulus                      Reason = 1018 // RSA_R_'s 174 is taken here

@@ -444,9 +444,24 @@ func rsaPublicOK(k *rsaKey) *Error {
 	return nil
 }
 
+// rsaBelowModulus checks that the input of an exponentiation (a
+// ciphertext, a signature, a block to sign or encrypt without padding: all
+// the caller's, none secret) is below n, with the default provider's
+// reason when it is not.
+func rsaBelowModulus(k *rsaKey, in []byte) *Error {
+	in, n := trimPublicBytes(in), k.N()
+	if len(in) > len(n) || len(in) == len(n) && bytes.Compare(in, n) >= 0 {
+		return errorf(ReasonDataTooLargeForModulus, "RSA input not below the modulus")
+	}
+	return nil
+}
+
 // rsaPublic computes in^e mod n into out on the device.
 func rsaPublic(env *Env, k *rsaKey, in, out []byte, w Waiter) (bool, *Error) {
 	if err := rsaPublicOK(k); err != nil {
+		return false, err
+	}
+	if err := rsaBelowModulus(k, in); err != nil {
 		return false, err
 	}
 	l, el := int(k.nLen), int(k.eLen)

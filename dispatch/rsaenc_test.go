@@ -81,7 +81,7 @@ func TestRSAOperandAboveModulus(t *testing.T) {
 				}
 				return ac.Decrypt(env, ptr(ctx), ptr(st), ptr(out), len(out), in, nil, w)
 			})
-			if err == nil || err.Reason != ReasonBadParameter || !strings.Contains(err.Msg, "modulus") ||
+			if err == nil || err.Reason != ReasonDataTooLargeForModulus || !strings.Contains(err.Msg, "modulus") ||
 				strings.Contains(err.Msg, "curve") {
 				t.Fatalf("op %d (async %v): %v", op, async, err)
 			}

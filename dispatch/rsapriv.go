@@ -103,6 +103,9 @@ func (p *rsaPriv) setup(crt bool) {
 // CRT when the key has its factors, and writes out only once the result
 // has passed its check. With a waiter it may complete asynchronously.
 func rsaPrivate(env *Env, k *rsaKey, in, out []byte, w Waiter) (bool, *Error) {
+	if err := rsaBelowModulus(k, in); err != nil {
+		return false, err
+	}
 	p := newRSAPriv(env, k, in)
 	p.out = out
 	if w == nil {

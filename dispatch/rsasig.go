@@ -448,7 +448,7 @@ func (rsaSig) Verify(env *Env, st, key, scratch unsafe.Pointer, sig, tbs []byte,
 func (c *rsaSigCtx) verify(env *Env, k *rsaKey, sig, tbs []byte, w Waiter) (bool, *Error) {
 	l := int(k.nLen)
 	if len(sig) != l {
-		return false, errorf(ReasonVerifyFailed, "RSA signature of %d bytes for a %d-byte modulus", len(sig), l)
+		return false, errorf(ReasonWrongSignatureLength, "RSA signature of %d bytes for a %d-byte modulus", len(sig), l)
 	}
 	if err := rsaPublicOK(k); err != nil {
 		return false, err
@@ -474,7 +474,7 @@ func (c *rsaSigCtx) verify(env *Env, k *rsaKey, sig, tbs []byte, w Waiter) (bool
 	pending, err := rsaPublic(env, k, sig, out.b, wrapWaiter(w, check, out.release))
 	if err != nil {
 		out.release()
-		return false, errorf(ReasonVerifyFailed, "RSA signature out of range: %v", err.Msg)
+		return false, err
 	}
 	if pending {
 		return true, nil
@@ -498,8 +498,10 @@ func (rsaSig) VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byte,
 func (rsaSig) VerifyRecover(env *Env, st, key unsafe.Pointer, sig []byte, out []byte) (int, *Error) {
 	c, k := (*rsaSigCtx)(st), (*rsaKey)(key)
 	l := int(k.nLen)
-	if len(sig) != l {
-		return 0, errorf(ReasonVerifyFailed, "RSA signature of %d bytes for a %d-byte modulus", len(sig), l)
+	// A shorter signature is a number with its leading zeros left out, as
+	// RSA_public_decrypt reads it.
+	if len(sig) > l {
+		return 0, errorf(ReasonDataGreaterThanModLen, "RSA signature of %d bytes for a %d-byte modulus", len(sig), l)
 	}
 	if out == nil {
 		return l, nil
@@ -510,7 +512,7 @@ func (rsaSig) VerifyRecover(env *Env, st, key unsafe.Pointer, sig []byte, out []
 	buf := dmaScratch(env, l)
 	defer buf.release()
 	if _, err := rsaPublic(env, k, sig, buf.b, nil); err != nil {
-		return 0, errorf(ReasonVerifyFailed, "RSA signature out of range: %v", err.Msg)
+		return 0, err
 	}
 	em := buf.b
 	var rec []byte

@@ -97,6 +97,7 @@
     X(CPT_R_P_NOT_PRIME, 128, "p not prime") /* RSA_R_ */ \
     X(CPT_R_Q_NOT_PRIME, 129, "q not prime") /* RSA_R_ */ \
     X(CPT_R_VALUE_MISSING, 147, "value missing") /* RSA_R_ */ \
+    X(CPT_R_WRONG_SIGNATURE_LENGTH, 119, "wrong signature length") /* RSA_R_ */ \
     X(CPT_R_PUB_EXPONENT_OUT_OF_RANGE, 1016, "pub exponent out of range") /* RSA_R_ 178 */ \
     X(CPT_R_IQMP_NOT_INVERSE_OF_Q, 1017, "iqmp not inverse of q") /* RSA_R_ 126 */ \
     X(CPT_R_INVALID_MODULUS, 1018, "invalid modulus") /* RSA_R_ 174 */

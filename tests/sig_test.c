@@ -620,16 +620,74 @@ static void test_rsa_hostile(void)
      * the modulus, then with the modulus itself and an all-ones block
      * (both out of range). */
     for (int i = 0; i < 3; i++) {
-        EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, "provider=cptprov");
-        size_t len = i == 0 ? 257 : 256;
+        char why[2][128];
 
         memset(sig, 0xff, sizeof(sig));
         if (i == 1)
             memcpy(sig, nb, 256);
-        CPT_CHECK(c != NULL && EVP_PKEY_verify_init(c) > 0 && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) > 0
-                && EVP_PKEY_verify(c, sig, len, dgst, sizeof(dgst)) <= 0 && ERR_peek_error() != 0,
-            "cptprov rejects an out-of-range signature (%d) with an error", i);
+        /* The default provider's reason first, then cptprov's: the same. */
+        for (int p = 0; p < 2; p++) {
+            EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, p ? "provider=cptprov" : "provider=default");
+            size_t len = i == 0 ? 257 : 256;
+            unsigned long e;
+
+            ERR_clear_error();
+            CPT_CHECK(c != NULL && EVP_PKEY_verify_init(c) > 0 && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) > 0
+                    && EVP_PKEY_verify(c, sig, len, dgst, sizeof(dgst)) <= 0 && (e = ERR_peek_error()) != 0
+                    && snprintf(why[p], sizeof(why[p]), "%s", ERR_reason_error_string(e) ? ERR_reason_error_string(e) : "?") > 0,
+                "%s rejects an out-of-range signature (%d) with an error", p ? "cptprov" : "the default provider", i);
+            EVP_PKEY_CTX_free(c);
+        }
+        CPT_CHECK(strcmp(why[0], why[1]) == 0, "out-of-range signature (%d): cptprov's reason \"%s\" is the "
+            "default provider's \"%s\"", i, why[1], why[0]);
+    }
+    /* Verify-recover of a signature one byte short (a number with a
+     * leading zero left out) and one byte long: the same outcome and
+     * reason in both providers. */
+    {
+        unsigned char good[256], rec[2][256];
+        size_t gl = sizeof(good);
+        EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, "provider=default");
+
+        /* A signature below 2^2040: raw blocks signed until one is. */
+        unsigned char m[256];
+
+        good[0] = 1;
+        for (int tries = 0; tries < 4000 && c != NULL && good[0] != 0; tries++) {
+            RAND_bytes(m, sizeof(m));
+            m[0] = 0;
+            gl = sizeof(good);
+            if (!(EVP_PKEY_sign_init(c) > 0 && EVP_PKEY_CTX_set_rsa_padding(c, RSA_NO_PADDING) > 0
+                    && EVP_PKEY_sign(c, good, &gl, m, sizeof(m)) > 0 && gl == 256))
+                break;
+        }
         EVP_PKEY_CTX_free(c);
+        CPT_CHECK(good[0] == 0, "a raw signature with a leading zero byte");
+        for (int i = 0; i < 2 && good[0] == 0; i++) {
+            const unsigned char *in = i == 0 ? good + 1 : sig;
+            size_t inl = i == 0 ? 255 : 257;
+            int ok[2];
+            char why[2][128];
+
+            memset(sig, 0, sizeof(sig));
+            memcpy(sig + 1, good, 256);
+            for (int p = 0; p < 2; p++) {
+                size_t rl = sizeof(rec[p]);
+                unsigned long e;
+
+                c = EVP_PKEY_CTX_new_from_pkey(lc, k, p ? "provider=cptprov" : "provider=default");
+                ERR_clear_error();
+                ok[p] = c != NULL && EVP_PKEY_verify_recover_init(c) > 0
+                    && EVP_PKEY_CTX_set_rsa_padding(c, RSA_NO_PADDING) > 0
+                    && EVP_PKEY_verify_recover(c, rec[p], &rl, in, inl) > 0 && rl == 256;
+                e = ERR_peek_error();
+                snprintf(why[p], sizeof(why[p]), "%s", e && ERR_reason_error_string(e) ? ERR_reason_error_string(e) : "");
+                EVP_PKEY_CTX_free(c);
+            }
+            CPT_CHECK(ok[0] == ok[1] && (!ok[0] || memcmp(rec[0], rec[1], 256) == 0) && strcmp(why[0], why[1]) == 0,
+                "verify-recover of a %zu-byte signature: cptprov %s (\"%s\"), the default provider %s (\"%s\")",
+                inl, ok[1] ? "recovers" : "refuses", why[1], ok[0] ? "recovers" : "refuses", why[0]);
+        }
     }
     BN_free(n);
     EVP_PKEY_free(k);

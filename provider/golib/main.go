@@ -149,6 +149,7 @@ var (
 	_ = [1]struct{}{}[C.CPT_R_P_NOT_PRIME-C.int(dispatch.ReasonPNotPrime)]
 	_ = [1]struct{}{}[C.CPT_R_Q_NOT_PRIME-C.int(dispatch.ReasonQNotPrime)]
 	_ = [1]struct{}{}[C.CPT_R_VALUE_MISSING-C.int(dispatch.ReasonValueMissing)]
+	_ = [1]struct{}{}[C.CPT_R_WRONG_SIGNATURE_LENGTH-C.int(dispatch.ReasonWrongSignatureLength)]
 	_ = [1]struct{}{}[C.CPT_R_PUB_EXPONENT_OUT_OF_RANGE-C.int(dispatch.ReasonPubExponentOutOfRange)]
 	_ = [1]struct{}{}[C.CPT_R_IQMP_NOT_INVERSE_OF_Q-C.int(dispatch.ReasonIQMPNotInverseOfQ)]
 	_ = [1]struct{}{}[C.CPT_R_INVALID_MODULUS-C.int(dispatch.ReasonInvalidModulus)]
