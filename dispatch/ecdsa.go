@@ -105,7 +105,7 @@ func (ecdsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {
 // largest signature.
 func (ecdsaSig) Sign(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, tbs []byte, w Waiter) (int, bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
-	maxLen := k.c().maxSigLen
+	maxLen := k.c().maxSigLen()
 	if sig == nil {
 		return maxLen, false, nil
 	}
@@ -139,7 +139,7 @@ func ecdsaSign(env *Env, k *ecKey, scratch, sig unsafe.Pointer, hash []byte, w W
 	n, pending, err := run(env.AE, env.algCounters(algECDSA, "ECDSA"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
 		der := derSignature(out[:b], out[b:])
 		clear(mem)
-		if len(der) > cv.maxSigLen {
+		if len(der) > cv.maxSigLen() {
 			return 0, errorf(ReasonInternal, "ECDSA signature longer than its bound")
 		}
 		return copy(unsafe.Slice((*byte)(sig), len(der)), der), nil
@@ -198,7 +198,7 @@ func (cv *curve) deviceHash(hash []byte) []byte {
 // SignFinal signs the hashed message.
 func (ecdsaSig) SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, w Waiter) (int, bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
-	maxLen := k.c().maxSigLen
+	maxLen := k.c().maxSigLen()
 	if sig == nil {
 		return maxLen, false, nil
 	}
