@@ -44,10 +44,12 @@ const (
 //	MajorECC, MinorECCCheck:  DPtr: point, uncompressed (1+2B) or compressed (1+B)
 //	                          RPtr: the point uncompressed (1+2B; RLen 0: verdict only)
 //	                                                     verdict in UCCode (UCBadPoint)
-//	MajorECDSA, MinorECDSASign:   Param1 = curve, Param2 = H (hash bytes)
+//	MajorECDSA, MinorECDSASign:   Param1 = curve, Param2 = H (hash bytes, at most B)
 //	    DPtr: d(B) || k(B) || hash(H)                    RPtr: r(B) || s(B)
 //	MajorECDSA, MinorECDSAVerify: DPtr: pub(1+2B) || r(B) || s(B) || hash(H)
 //	                                                     verdict in UCCode (UCVerifyFail)
+//	    The engine takes the hash's leftmost bits, as many as the order
+//	    has (FIPS 186-5 6.4.1): the driver passes at most its first B bytes.
 const (
 	MajorModExp = 0x03
 	MajorECC    = 0x04

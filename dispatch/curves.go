@@ -12,14 +12,13 @@ import (
 // curve is what the driver side knows of a prime curve: names, sizes and
 // the order it draws scalars below. The arithmetic is the device's.
 type curve struct {
-	dev       uint16   // cptdrv.Curve*
-	name      string   // the name OpenSSL exports ("prime256v1")
-	aliases   []string // names accepted on import and generation
-	byteLen   int
-	bits      int
-	secBits   int
-	maxSigLen int // DER ECDSA-Sig-Value with both integers at full length
-	order     []byte
+	dev     uint16   // cptdrv.Curve*
+	name    string   // the name OpenSSL exports ("prime256v1")
+	aliases []string // names accepted on import and generation
+	byteLen int
+	bits    int // of the order (EC_GROUP_order_bits)
+	secBits int
+	order   []byte
 }
 
 func mustHex(s string) []byte {
@@ -33,13 +32,17 @@ func mustHex(s string) []byte {
 func orderOf(c elliptic.Curve, n int) []byte { return c.Params().N.FillBytes(make([]byte, n)) }
 
 var curves = []*curve{
-	{cptdrv.CurveP192, "prime192v1", []string{"prime192v1", "secp192r1", "P-192"}, 24, 192, 80, 56,
+	{cptdrv.CurveP192, "prime192v1", []string{"prime192v1", "secp192r1", "P-192"}, 24, 192, 80,
 		mustHex("ffffffffffffffffffffffff99def836146bc9b1b4d22831")},
-	{cptdrv.CurveP224, "secp224r1", []string{"secp224r1", "P-224"}, 28, 224, 112, 64, orderOf(elliptic.P224(), 28)},
-	{cptdrv.CurveP256, "prime256v1", []string{"prime256v1", "secp256r1", "P-256"}, 32, 256, 128, 72, orderOf(elliptic.P256(), 32)},
-	{cptdrv.CurveP384, "secp384r1", []string{"secp384r1", "P-384"}, 48, 384, 192, 104, orderOf(elliptic.P384(), 48)},
-	{cptdrv.CurveP521, "secp521r1", []string{"secp521r1", "P-521"}, 66, 521, 256, 141, orderOf(elliptic.P521(), 66)},
+	{cptdrv.CurveP224, "secp224r1", []string{"secp224r1", "P-224"}, 28, 224, 112, orderOf(elliptic.P224(), 28)},
+	{cptdrv.CurveP256, "prime256v1", []string{"prime256v1", "secp256r1", "P-256"}, 32, 256, 128, orderOf(elliptic.P256(), 32)},
+	{cptdrv.CurveP384, "secp384r1", []string{"secp384r1", "P-384"}, 48, 384, 192, orderOf(elliptic.P384(), 48)},
+	{cptdrv.CurveP521, "secp521r1", []string{"secp521r1", "P-521"}, 66, 521, 256, orderOf(elliptic.P521(), 66)},
 }
+
+// maxSigLen is the longest DER ECDSA-Sig-Value: r and s as long as the
+// order, as OpenSSL's ECDSA_size counts.
+func (c *curve) maxSigLen() int { return len(derSignature(c.order, c.order)) }
 
 // curveByName finds a curve by any of its names, ignoring case.
 func curveByName(name string) *curve {

@@ -10,7 +10,10 @@ import (
 
 // ECDSA signatures on the NIST curves. The nonce, the hashing of messages
 // and the DER encoding are the driver's; the signature and verification
-// arithmetic runs on the device (the hash is truncated there, per FIPS 186).
+// arithmetic runs on the device. A hash longer than the order is cut in two
+// steps, as with the CPT and its DPDK driver: the driver passes the order's
+// byte length of it (deviceHash), the device keeps the order's bit length
+// of that (FIPS 186-5 6.4.1, SEC 1 4.1.3), as OpenSSL does.
 type ecdsaSig struct{}
 
 // Signature operations (the C side passes them to Init).
@@ -102,12 +105,12 @@ func (ecdsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {
 // largest signature.
 func (ecdsaSig) Sign(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, tbs []byte, w Waiter) (int, bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
-	cv := k.c()
+	maxLen := k.c().maxSigLen()
 	if sig == nil {
-		return cv.maxSigLen, false, nil
+		return maxLen, false, nil
 	}
-	if sigsize < cv.maxSigLen {
-		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, cv.maxSigLen)
+	if sigsize < maxLen {
+		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, maxLen)
 	}
 	if err := c.checkDigestLen(tbs); err != nil {
 		return 0, false, err
@@ -118,9 +121,7 @@ func (ecdsaSig) Sign(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int
 func ecdsaSign(env *Env, k *ecKey, scratch, sig unsafe.Pointer, hash []byte, w Waiter) (int, bool, *Error) {
 	cv := k.c()
 	b := cv.byteLen
-	if len(hash) > 64 {
-		hash = hash[:64] // the device truncates to the order's length anyway
-	}
+	hash = cv.deviceHash(hash)
 	mem := unsafe.Slice((*byte)(scratch), SigScratchSize)
 	ops := mem[:2*b+len(hash)]
 	copy(ops, k.privBytes())
@@ -138,7 +139,7 @@ func ecdsaSign(env *Env, k *ecKey, scratch, sig unsafe.Pointer, hash []byte, w W
 	n, pending, err := run(env.AE, env.algCounters(algECDSA, "ECDSA"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
 		der := derSignature(out[:b], out[b:])
 		clear(mem)
-		if len(der) > cv.maxSigLen {
+		if len(der) > cv.maxSigLen() {
 			return 0, errorf(ReasonInternal, "ECDSA signature longer than its bound")
 		}
 		return copy(unsafe.Slice((*byte)(sig), len(der)), der), nil
@@ -166,9 +167,7 @@ func ecdsaVerify(env *Env, k *ecKey, scratch unsafe.Pointer, sig, hash []byte, w
 	if !ok {
 		return false, errorf(ReasonVerifyFailed, "malformed ECDSA signature")
 	}
-	if len(hash) > 64 {
-		hash = hash[:64]
-	}
+	hash = cv.deviceHash(hash)
 	mem := unsafe.Slice((*byte)(scratch), SigScratchSize)
 	ops := mem[:1+2*b+2*b+len(hash)]
 	copy(ops, k.pubBytes())
@@ -186,14 +185,25 @@ func ecdsaVerify(env *Env, k *ecKey, scratch unsafe.Pointer, sig, hash []byte, w
 	return pending, err
 }
 
+// deviceHash is the part of hash the device takes, at most the order's
+// bytes (the instruction's hash field has no room for more); the device
+// keeps the order's bits of them.
+func (cv *curve) deviceHash(hash []byte) []byte {
+	if n := (cv.bits + 7) / 8; len(hash) > n {
+		return hash[:n]
+	}
+	return hash
+}
+
 // SignFinal signs the hashed message.
 func (ecdsaSig) SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, w Waiter) (int, bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
+	maxLen := k.c().maxSigLen()
 	if sig == nil {
-		return k.c().maxSigLen, false, nil
+		return maxLen, false, nil
 	}
-	if sigsize < k.c().maxSigLen {
-		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, k.c().maxSigLen)
+	if sigsize < maxLen {
+		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, maxLen)
 	}
 	h, err := c.messageHash()
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/subtle"
-	"math"
 	"math/big"
 	"strings"
 	"unsafe"
@@ -275,7 +274,9 @@ func (rsaKT) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *Er
 }
 
 // rsaSecurityBits is OpenSSL's estimate for a modulus of n bits
-// (ossl_ifc_ffc_compute_security_bits: SP 800-56B's table, else its formula).
+// (ossl_ifc_ffc_compute_security_bits): SP 800-56B's table, else its
+// formula in OpenSSL's fixed point, step for step, since floating point
+// rounds some lengths to the next multiple of 8.
 func rsaSecurityBits(n int) int {
 	switch n {
 	case 2048:
@@ -293,19 +294,66 @@ func rsaSecurityBits(n int) int {
 	case 15360:
 		return 256
 	}
+	if n >= 687737 {
+		return 1200
+	}
 	if n < 8 {
 		return 0
 	}
-	capBits := 1200
+	capBits := uint16(1200)
 	if n <= 7680 {
 		capBits = 192
 	} else if n <= 15360 {
 		capBits = 256
 	}
-	x := float64(n) * math.Ln2
-	y := (1.923*math.Cbrt(x*math.Log(x)*math.Log(x)) - 4.69) / math.Ln2
-	r := (int(y) + 4) &^ 7
-	return min(r, capBits)
+	x := uint64(n) * secLog2
+	lx := secLogE(x)
+	y := uint16((secMul(secC1923, secCbrt(secMul(secMul(x, lx), lx))) - secC4690) / secLog2)
+	return int(min((y+4)&^7, capBits))
+}
+
+// OpenSSL's fixed point for the estimate: numbers scaled by 2^18.
+const (
+	secScale     = 1 << 18
+	secCbrtScale = 1 << (2 * 18 / 3)
+	secLog2      = 0x02c5c8 // scale * ln(2)
+	secLog2E     = 0x05c551 // scale * log2(e)
+	secC1923     = 0x07b126 // scale * 1.923
+	secC4690     = 0x12c28f // scale * 4.690
+)
+
+func secMul(a, b uint64) uint64 { return a * b / secScale }
+
+// secCbrt is the cube root of a scaled number (the shifting nth root).
+func secCbrt(x uint64) uint64 {
+	var r uint64
+	for s := 63; s >= 0; s -= 3 {
+		r <<= 1
+		b := 3*r*(r+1) + 1
+		if x>>s >= b {
+			x -= b << s
+			r++
+		}
+	}
+	return r * secCbrtScale
+}
+
+// secLogE is the natural logarithm of a scaled number above 1, through its
+// base 2 logarithm.
+func secLogE(v uint64) uint64 {
+	var r uint64
+	for v >= 2*secScale {
+		v >>= 1
+		r += secScale
+	}
+	for i := uint64(secScale / 2); i != 0; i /= 2 {
+		v = secMul(v, v)
+		if v >= 2*secScale {
+			v >>= 1
+			r += i
+		}
+	}
+	return uint64(uint32(r * secScale / secLog2E))
 }
 
 func (rsaKT) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {

@@ -193,6 +193,11 @@ func (d *Device) ecdsa(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 		return cptdrv.CompBadInst, 0, 0
 	}
 	b, h := c.ByteLen(), int(inst.Param2)
+	if h > b {
+		// The driver cuts the hash to the order's bytes, the engine to its
+		// bits (asym.ECDSASign).
+		return cptdrv.CompBadInst, 0, 0
+	}
 	switch uint8(inst.Op) {
 	case cptdrv.MinorECDSASign:
 		f, ok1 := operands(inst, b, b, h)

@@ -208,6 +208,46 @@ func TestAEEC(t *testing.T) {
 	}
 }
 
+// ECDSA hashes of every length up to the order's bytes: the device keeps
+// the order's leftmost bits, as crypto/ecdsa does (P-521's order has 521
+// bits in 66 bytes); a longer hash is the driver's to cut, so a bad
+// instruction.
+func TestAEECDSAHashLength(t *testing.T) {
+	q := aeQueue(t)
+	sign, verify := cptdrv.Op(cptdrv.MajorECDSA, cptdrv.MinorECDSASign), cptdrv.Op(cptdrv.MajorECDSA, cptdrv.MinorECDSAVerify)
+	for _, tc := range []struct {
+		id uint16
+		ec elliptic.Curve
+		b  int
+	}{{cptdrv.CurveP224, elliptic.P224(), 28}, {cptdrv.CurveP256, elliptic.P256(), 32}, {cptdrv.CurveP384, elliptic.P384(), 48}, {cptdrv.CurveP521, elliptic.P521(), 66}} {
+		priv, _ := ecdsa.GenerateKey(tc.ec, rand.Reader)
+		d, pub := priv.D.FillBytes(make([]byte, tc.b)), elliptic.Marshal(tc.ec, priv.X, priv.Y)
+		for h := 0; h <= tc.b+1; h++ {
+			hash := make([]byte, h)
+			rand.Read(hash)
+			k, _ := ecdsa.GenerateKey(tc.ec, rand.Reader)
+			res, rs := aeDo(t, q, sign, tc.id, uint16(h), 2*tc.b, d, k.D.FillBytes(make([]byte, tc.b)), hash)
+			r, s, err := ecdsa.Sign(rand.Reader, priv, hash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vres, _ := aeDo(t, q, verify, tc.id, uint16(h), 0, pub, pad(r.Bytes(), tc.b), pad(s.Bytes(), tc.b), hash)
+			if h > tc.b {
+				if res.CompCode != cptdrv.CompBadInst || vres.CompCode != cptdrv.CompBadInst {
+					t.Fatalf("curve %d, %d-byte hash: sign %+v, verify %+v, want bad instructions", tc.id, h, res, vres)
+				}
+				continue
+			}
+			if res.UCCode != cptdrv.UCSuccess || !ecdsa.Verify(&priv.PublicKey, hash, new(big.Int).SetBytes(rs[:tc.b]), new(big.Int).SetBytes(rs[tc.b:])) {
+				t.Fatalf("curve %d, %d-byte hash: the device's signature (%+v) does not verify", tc.id, h, res)
+			}
+			if vres.UCCode != cptdrv.UCSuccess {
+				t.Fatalf("curve %d, %d-byte hash: the device refuses crypto/ecdsa's signature: %+v", tc.id, h, vres)
+			}
+		}
+	}
+}
+
 func TestAEX25519(t *testing.T) {
 	q := aeQueue(t)
 	a, _ := ecdh.X25519().GenerateKey(rand.Reader)

@@ -87,7 +87,11 @@ step abandon-faults-late-wait env CPTPROV_TEST_WAIT_DELAY_US=150 "$B/abandon_tes
 stats=$(mktemp -d "$log/stats.XXXXXX")
 step soak "$B/fault_test" --provider-path "$B" --stats-dir "$stats" --expect ok --soak "${FAULT_SOAK_SECONDS:-30}"
 for h in md_test mac_test sig_test kex_test; do
-	step "$h-faults" tests/run-c.sh "$h"
+	args=()
+	# sig_test's sweep of raw ECDSA input lengths is thousands of device
+	# operations for the stalls to hold up, and tests no fault path.
+	[ "$h" = sig_test ] && args=(--skip ecdsa_lengths)
+	step "$h-faults" tests/run-c.sh "$h" "${args[@]}"
 done
 # Without --expect-async: while the circuit is open the operations run in
 # software before the job could pause, and a subtest may see no pause.

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs one C harness against cptprov with a fresh stats directory.
+# Runs one C harness (with any further arguments) against cptprov with a
+# fresh stats directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stats=$(mktemp -d /tmp/cptprov-stats.XXXXXX)
 trap 'rm -rf "$stats"' EXIT
-case $1 in
-gcm_test) exec build/gcm_test --provider cptprov --provider-path "$PWD/build" --stats-dir "$stats" --expect-async ;;
-*) exec "build/$1" --provider cptprov --provider-path "$PWD/build" --stats-dir "$stats" ;;
+h=$1
+shift
+case $h in
+gcm_test) exec build/gcm_test --provider cptprov --provider-path "$PWD/build" --stats-dir "$stats" --expect-async "$@" ;;
+*) exec "build/$h" --provider cptprov --provider-path "$PWD/build" --stats-dir "$stats" "$@" ;;
 esac

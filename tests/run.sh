@@ -79,7 +79,7 @@ for g in "${groups[@]}"; do
 		run stitched_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh stitched_test
 		run stitched_test_switching env CPTPROV_CPU_THRESHOLD=100 tests/run-c.sh stitched_test
 		run kex_test build/kex_test --provider-path build
-		run sig_test build/sig_test --provider-path build
+		run sig_test tests/run-c.sh sig_test
 		run pk_kat_test build/pk_kat_test --provider-path build
 		run params_test tests/run-c.sh params_test
 		run rsakey_test tests/run-c.sh rsakey_test
