@@ -142,11 +142,14 @@ func (b blockCipher) Update(env *Env, st unsafe.Pointer, out unsafe.Pointer, out
 	if uint64(inl) > 1<<32-2*maxBlock {
 		return 0, false, errorf(ReasonOperationFailed, "update of %d bytes is too large", inl)
 	}
-	if inl == 0 {
-		return 0, false, nil
-	}
+	// A TLS record may be empty: TLS 1.0 with encrypt-then-MAC sends one
+	// ahead of application data, and sealing it encrypts a whole block of
+	// padding.
 	if c.tlsVersion > 0 && b.padded {
 		return b.tlsRecord(env, c, out, outsize, in, inl, w)
+	}
+	if inl == 0 {
+		return 0, false, nil
 	}
 	if !b.padded {
 		return b.OneShot(env, st, out, outsize, in, inl, w)

@@ -10,10 +10,13 @@ import (
 	"errors"
 	"hash"
 	"strings"
+
+	"golang.org/x/crypto/blake2b"
+	"golang.org/x/crypto/blake2s"
 )
 
-// digest is a hash a signature can be computed over, by the names OpenSSL
-// knows it by. Hashing is the driver's work, as on the real device.
+// digest is a hash a signature or OAEP can be computed over, by the names
+// OpenSSL knows it by. Hashing is the driver's work, as on the real device.
 type digest struct {
 	id      uint32
 	names   []string
@@ -21,14 +24,33 @@ type digest struct {
 	newHash func() hash.Hash
 	// ecdsaAID is the DER AlgorithmIdentifier of ECDSA with this digest.
 	ecdsaAID []byte
+	use      digestUse
 }
+
+// digestUse is where a digest may serve beyond ECDSA and OAEP, which
+// OpenSSL's default provider runs over any digest it can fetch.
+type digestUse uint8
+
+const (
+	// useRSA: RSA signatures and their MGF1 (ossl_digest_rsa_sign_get_md_nid
+	// lists SHA-1, SHA-2, SHA-3, MD5 and MD5-SHA1).
+	useRSA digestUse = 1 << iota
+	// usePSSKey: an RSA-PSS key restricted to it can sign. The default
+	// provider takes a restriction to any digest but keeps only SHA-1 and
+	// SHA-2 (ossl_rsa_oaeppss_md2nid): a key restricted to another signs
+	// with nothing.
+	usePSSKey
+)
 
 // digestInfo is the DER DigestInfo prefix of PKCS#1 v1.5 signatures
 // (RFC 8017 section 9.2, note 1): AlgorithmIdentifier with NULL parameters,
 // then the OCTET STRING header of the hash.
 func (d *digest) digestInfo() []byte {
-	if d == md5SHA1 { // no OID: TLS 1.0 and 1.1 sign the 36 bytes bare
+	switch d {
+	case md5SHA1: // no OID: TLS 1.0 and 1.1 sign the 36 bytes bare
 		return nil
+	case md5Digest: // 1.2.840.113549.2.5
+		return []byte{0x30, 0x20, 0x30, 0x0c, 0x06, 0x08, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x02, 0x05, 0x05, 0x00, 0x04, 0x10}
 	}
 	if d.id == 1 { // SHA-1: 1.3.14.3.2.26
 		return []byte{0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14}
@@ -44,34 +66,44 @@ func (d *digest) digestInfo() []byte {
 		0x05, 0x00, 0x04, byte(d.size)}
 }
 
+const rsaAndPSSKey = useRSA | usePSSKey
+
 var digests = []*digest{
 	{1, []string{"SHA1", "SHA-1", "SSL3-SHA1", "1.3.14.3.2.26"}, 20, sha1.New,
-		[]byte{0x30, 0x09, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x01}},
+		[]byte{0x30, 0x09, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x01}, rsaAndPSSKey},
 	{2, []string{"SHA2-224", "SHA-224", "SHA224", "2.16.840.1.101.3.4.2.4"}, 28, sha256.New224,
-		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x01}},
+		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x01}, rsaAndPSSKey},
 	{3, []string{"SHA2-256", "SHA-256", "SHA256", "2.16.840.1.101.3.4.2.1"}, 32, sha256.New,
-		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02}},
+		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02}, rsaAndPSSKey},
 	{4, []string{"SHA2-384", "SHA-384", "SHA384", "2.16.840.1.101.3.4.2.2"}, 48, sha512.New384,
-		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x03}},
+		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x03}, rsaAndPSSKey},
 	{5, []string{"SHA2-512", "SHA-512", "SHA512", "2.16.840.1.101.3.4.2.3"}, 64, sha512.New,
-		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x04}},
-	{6, []string{"SHA2-512/224", "SHA-512/224", "SHA512-224", "2.16.840.1.101.3.4.2.5"}, 28, sha512.New512_224, nil},
-	{7, []string{"SHA2-512/256", "SHA-512/256", "SHA512-256", "2.16.840.1.101.3.4.2.6"}, 32, sha512.New512_256, nil},
+		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x04}, rsaAndPSSKey},
+	{6, []string{"SHA2-512/224", "SHA-512/224", "SHA512-224", "2.16.840.1.101.3.4.2.5"}, 28, sha512.New512_224, nil, rsaAndPSSKey},
+	{7, []string{"SHA2-512/256", "SHA-512/256", "SHA512-256", "2.16.840.1.101.3.4.2.6"}, 32, sha512.New512_256, nil, rsaAndPSSKey},
 	{8, []string{"SHA3-224", "2.16.840.1.101.3.4.2.7"}, 28, func() hash.Hash { return sha3.New224() },
-		[]byte{0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x09}},
+		[]byte{0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x09}, useRSA},
 	{9, []string{"SHA3-256", "2.16.840.1.101.3.4.2.8"}, 32, func() hash.Hash { return sha3.New256() },
-		[]byte{0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x0a}},
+		[]byte{0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x0a}, useRSA},
 	{10, []string{"SHA3-384", "2.16.840.1.101.3.4.2.9"}, 48, func() hash.Hash { return sha3.New384() },
-		[]byte{0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x0b}},
+		[]byte{0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x0b}, useRSA},
 	{11, []string{"SHA3-512", "2.16.840.1.101.3.4.2.10"}, 64, func() hash.Hash { return sha3.New512() },
-		[]byte{0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x0c}},
+		[]byte{0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x0c}, useRSA},
+	md5SHA1,
+	md5Digest,
+	// SHAKE at OpenSSL's default output length (its EVP_MD_get_size), and
+	// BLAKE2: the default provider signs over them with ECDSA only.
+	{14, []string{"SHAKE-128", "SHAKE128", "2.16.840.1.101.3.4.2.11"}, 16, newSHAKE(sha3.NewSHAKE128, 16), nil, 0},
+	{15, []string{"SHAKE-256", "SHAKE256", "2.16.840.1.101.3.4.2.12"}, 32, newSHAKE(sha3.NewSHAKE256, 32), nil, 0},
+	{16, []string{"BLAKE2S-256", "BLAKE2s256", "1.3.6.1.4.1.1722.12.2.2.8"}, 32, newBLAKE2(blake2s.New256), nil, 0},
+	{17, []string{"BLAKE2B-512", "BLAKE2b512", "1.3.6.1.4.1.1722.12.2.1.16"}, 64, newBLAKE2(blake2b.New512), nil, 0},
 }
 
 // md5SHA1 is TLS 1.0 and 1.1's MD5 || SHA-1 (RFC 4346 section 4.7), which
-// RSA signs in a PKCS#1 v1.5 block without a DigestInfo. It is not in
-// digests because cptprov takes it in RSA signatures only, where the TLS
-// handshake needs it.
-var md5SHA1 = &digest{id: 12, names: []string{"MD5-SHA1"}, size: md5.Size + sha1.Size, newHash: newMD5SHA1}
+// RSA signs in a PKCS#1 v1.5 block without a DigestInfo.
+var md5SHA1 = &digest{12, []string{"MD5-SHA1"}, md5.Size + sha1.Size, newMD5SHA1, nil, useRSA}
+
+var md5Digest = &digest{13, []string{"MD5", "SSL3-MD5", "1.2.840.113549.2.5"}, md5.Size, md5.New, nil, useRSA}
 
 func digestByName(name string) *digest {
 	for _, d := range digests {
@@ -84,25 +116,49 @@ func digestByName(name string) *digest {
 	return nil
 }
 
-// rsaSigDigestByName is digestByName for an RSA signature's digest and MGF1
-// digest, which may also be MD5-SHA1 (as in OpenSSL's default provider).
-func rsaSigDigestByName(name string) *digest {
-	if strings.EqualFold(name, md5SHA1.names[0]) {
-		return md5SHA1
-	}
-	return digestByName(name)
-}
-
 func digestByID(id uint32) *digest {
 	for _, d := range digests {
 		if d.id == id {
 			return d
 		}
 	}
-	if id == md5SHA1.id {
-		return md5SHA1
-	}
 	return nil
+}
+
+// newSHAKE makes a SHAKE read to size bytes a hash.Hash.
+func newSHAKE(xof func() *sha3.SHAKE, size int) func() hash.Hash {
+	return func() hash.Hash { return &shakeHash{xof(), xof, size} }
+}
+
+type shakeHash struct {
+	*sha3.SHAKE
+	xof  func() *sha3.SHAKE
+	size int
+}
+
+// Sum reads the output from a copy, so that the XOF can take more input.
+func (h *shakeHash) Sum(b []byte) []byte {
+	st, err := h.MarshalBinary()
+	c := h.xof()
+	if err != nil || c.UnmarshalBinary(st) != nil {
+		panic("sha3: copying a SHAKE state")
+	}
+	out := make([]byte, h.size)
+	c.Read(out)
+	return append(b, out...)
+}
+
+func (h *shakeHash) Size() int { return h.size }
+
+// newBLAKE2 makes an unkeyed BLAKE2 constructor (which cannot fail).
+func newBLAKE2(f func(key []byte) (hash.Hash, error)) func() hash.Hash {
+	return func() hash.Hash {
+		h, err := f(nil)
+		if err != nil {
+			panic(err)
+		}
+		return h
+	}
 }
 
 // md5SHA1Hash hashes with MD5 and SHA-1 at once; its sum is the two sums.

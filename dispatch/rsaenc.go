@@ -1,16 +1,11 @@
 package dispatch
 
 import (
-	"crypto/md5"
 	"crypto/rand"
-	"crypto/sha3"
 	"crypto/subtle"
-	"hash"
 	"strings"
 	"unsafe"
 
-	"golang.org/x/crypto/blake2b"
-	"golang.org/x/crypto/blake2s"
 	"golang.org/x/crypto/ripemd160"
 )
 
@@ -381,16 +376,12 @@ func tlsUnpad(out, em, fake []byte, clientVer, altVer uint32) {
 	}
 }
 
-// oaepDigests are the digests OAEP takes beyond the signatures' ones: the
-// default provider's OAEP takes any digest it can fetch, an XOF with its
-// default output length (EVP_MD_get_size).
+// oaepDigests are the digests OAEP takes beyond the table's: the default
+// provider's OAEP takes any digest it can fetch, and hashes nothing with
+// them that must be saved half-done (the label, MGF1's seeds), which the
+// table's digests must allow.
 var oaepDigests = []*digest{
-	{101, []string{"MD5", "SSL3-MD5", "1.2.840.113549.2.5"}, 16, md5.New, nil},
-	{102, []string{"SHAKE-128", "SHAKE128", "2.16.840.1.101.3.4.2.11"}, 16, func() hash.Hash { return &xofHash{sha3.NewSHAKE128(), 16} }, nil},
-	{103, []string{"SHAKE-256", "SHAKE256", "2.16.840.1.101.3.4.2.12"}, 32, func() hash.Hash { return &xofHash{sha3.NewSHAKE256(), 32} }, nil},
-	{104, []string{"BLAKE2B-512", "BLAKE2b512", "1.3.6.1.4.1.1722.12.2.1.16"}, 64, func() hash.Hash { h, _ := blake2b.New512(nil); return h }, nil},
-	{105, []string{"BLAKE2S-256", "BLAKE2s256", "1.3.6.1.4.1.1722.12.2.2.8"}, 32, func() hash.Hash { h, _ := blake2s.New256(nil); return h }, nil},
-	{106, []string{"RIPEMD-160", "RIPEMD160", "RIPEMD", "RMD160", "1.3.36.3.2.1"}, 20, ripemd160.New, nil},
+	{106, []string{"RIPEMD-160", "RIPEMD160", "RIPEMD", "RMD160", "1.3.36.3.2.1"}, 20, ripemd160.New, nil, 0},
 }
 
 func oaepDigestByName(name string) *digest {
@@ -417,29 +408,4 @@ func oaepDigestByID(id uint32) *digest {
 		}
 	}
 	return nil
-}
-
-// xofHash is an XOF as a hash of a fixed length.
-type xofHash struct {
-	x *sha3.SHAKE
-	n int
-}
-
-func (h *xofHash) Write(p []byte) (int, error) { return h.x.Write(p) }
-func (h *xofHash) Reset()                      { h.x.Reset() }
-func (h *xofHash) Size() int                   { return h.n }
-func (h *xofHash) BlockSize() int              { return h.x.BlockSize() }
-
-// Sum reads the output from a copy, so that writing may go on.
-func (h *xofHash) Sum(b []byte) []byte {
-	st, err := h.x.MarshalBinary()
-	if err != nil {
-		panic(err)
-	}
-	out := make([]byte, h.n)
-	h.x.Read(out)
-	if err := h.x.UnmarshalBinary(st); err != nil {
-		panic(err)
-	}
-	return append(b, out...)
 }

@@ -57,6 +57,9 @@ func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName
 		// An RSA-PSS key signs with PSS only, and within its restrictions.
 		c.pad = rsaPadPSS
 		if r.md != 0 {
+			if digestByID(r.md).use&usePSSKey == 0 || digestByID(r.mgf1).use&usePSSKey == 0 {
+				return errorf(ReasonBadParameter, "this RSA-PSS key is restricted to %s with MGF1 over %s: only SHA-1 and SHA-2 restrictions sign, as in OpenSSL", digestByID(r.md).names[0], digestByID(r.mgf1).names[0])
+			}
 			if mdName == "" {
 				mdName = digestByID(r.md).names[0]
 			} else if d := digestByName(mdName); d == nil || d.id != r.md {
@@ -99,7 +102,7 @@ func (c *rsaSigCtx) setParams(params Params, init bool) *Error {
 			err = n.setDigest(p, "RSA")
 		case "mgf1-digest":
 			v, _ := p.UTF8()
-			if d := rsaSigDigestByName(v); d == nil {
+			if d := sigDigestByName("RSA", v); d == nil {
 				err = unsignedDigest(v, "MGF1")
 			} else {
 				n.mgf1, mgf1Set = d.id, true

@@ -112,12 +112,14 @@ func (b *sigBase) start(op int, stream bool, mdName, scheme string) *Error {
 	return nil
 }
 
-// sigDigestByName finds a digest scheme signs with: RSA's may be MD5-SHA1.
+// sigDigestByName finds a digest scheme signs with: ECDSA takes every
+// digest, RSA those for useRSA, as the default provider does.
 func sigDigestByName(scheme, name string) *digest {
-	if scheme == (rsaSig{}).Name() {
-		return rsaSigDigestByName(name)
+	d := digestByName(name)
+	if d != nil && scheme == (rsaSig{}).Name() && d.use&useRSA == 0 {
+		return nil
 	}
-	return digestByName(name)
+	return d
 }
 
 // setDigest takes the "digest" parameter, which cannot change in the middle

@@ -4,6 +4,7 @@
  * random keys, IVs and messages (0 bytes to 1 MiB) in random update splits,
  * both directions and across providers, padding on and off, EVP_Cipher
  * one-shots, the iv/updated-iv/num parameters, contexts copied mid-stream,
+ * TLS CBC records (tls-version, tls-mac-size, tls-mac) chained as libssl drives them,
  * NIST SP 800-38A and RFC 8439 vectors, the errors (bad padding, partial blocks), many
  * concurrent ASYNC jobs, and the provider's counters.
  *
@@ -442,6 +443,169 @@ static void test_init_params(void)
     }
 }
 
+/* A TLS record's payload length: often empty (libssl sends an empty
+ * record ahead of TLS 1.0 application data against the known-IV attack,
+ * which with encrypt-then-MAC leaves nothing but padding to encrypt),
+ * else short, around the CPU path's threshold, or up to a full record. */
+static size_t tls_payload_len(cpt_rng *r)
+{
+    unsigned p = (unsigned)cpt_rng_below(r, 100);
+
+    if (p < 20)
+        return 0;
+    if (p < 50)
+        return (size_t)cpt_rng_below(r, 300);
+    if (p < 80)
+        return (size_t)cpt_rng_range(r, 3900, 4300);
+    return (size_t)cpt_rng_range(r, 4300, 16384);
+}
+
+/* A connection's direction as libssl sets it up for a provided CBC
+ * cipher: key and IV at init, then "tls-version" and "tls-mac-size". */
+static EVP_CIPHER_CTX *tls_conn(EVP_CIPHER *c, int enc, const unsigned char *key,
+    const unsigned char *iv, int version, size_t macsize)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    OSSL_PARAM p[] = { OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_TLS_VERSION, &version),
+        OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, &macsize), OSSL_PARAM_END };
+
+    if (ctx == NULL || !EVP_CipherInit_ex(ctx, c, NULL, key, iv, enc)
+        || !EVP_CIPHER_CTX_set_params(ctx, p)) {
+        EVP_CIPHER_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* Opens a record in place: the length left (-1 on failure) and the MAC. */
+static int tls_open(EVP_CIPHER_CTX *ctx, unsigned char *rec, size_t len, size_t macsize,
+    unsigned char **mac)
+{
+    OSSL_PARAM p[] = { OSSL_PARAM_construct_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, (void **)mac,
+                           macsize),
+        OSSL_PARAM_END };
+    int n;
+
+    *mac = NULL;
+    if (!EVP_CipherUpdate(ctx, rec, &n, rec, (int)len)
+        || (macsize != 0 && !EVP_CIPHER_CTX_get_params(ctx, p)))
+        return -1;
+    return n;
+}
+
+/*
+ * TLS CBC records as libssl hands them to a provider, one EVP_CipherUpdate
+ * each, sealed and opened by both providers: TLS 1.0 chains each record's
+ * IV from the ciphertext of the one before, TLS 1.1 and 1.2 carry an
+ * explicit IV; with encrypt-then-MAC (no MAC inside) or MAC-then-encrypt.
+ * Records of random sizes on both sides of the CPU path's threshold, with
+ * now and then an EVP_Cipher of whole blocks between them, which continues
+ * the same chain. The ciphertexts and "updated-iv" must be the default
+ * provider's after every record, and each provider must open the other's.
+ */
+static void test_tls_records(void)
+{
+    static const int versions[] = { 0x0301, 0x0302, 0x0303 };
+    static const size_t macsizes[] = { 20, 32, 48 }; /* SHA-1, SHA-256, SHA-384 */
+    enum { RECS = 24, MAXREC = 16 + 16384 + 48 + 256 };
+    static unsigned char rec[2][MAXREC], clear[MAXREC], opened[2][MAXREC];
+    cpt_rng r;
+
+    cpt_rng_seed(&r, g_o.seed, 7);
+    for (size_t ai = 0; ai < NALG; ai++) {
+        const struct alg *a = &g_algs[ai];
+
+        if (!a->padded)
+            continue;
+        for (size_t vi = 0; vi < 2 * sizeof(versions) / sizeof(versions[0]); vi++) {
+            int version = versions[vi / 2];
+            /* encrypt-then-MAC, then MAC-then-encrypt */
+            size_t macsize = vi % 2 == 0 ? 0 : macsizes[cpt_rng_below(&r, 3)];
+            size_t eiv = version >= 0x0302 ? a->block : 0;
+            unsigned char key[32], iv[16];
+            EVP_CIPHER_CTX *seal[2], *open[2];
+            int ok = 1;
+
+            cpt_rng_fill(&r, key, sizeof(key));
+            cpt_rng_fill(&r, iv, sizeof(iv));
+            for (int p = 0; p < 2; p++) {
+                EVP_CIPHER *c = p ? g_tc[ai] : g_rc[ai];
+
+                seal[p] = tls_conn(c, 1, key, iv, version, macsize);
+                open[p] = tls_conn(c, 0, key, iv, version, macsize);
+                ok = ok && seal[p] != NULL && open[p] != NULL;
+            }
+            if (!CPT_CHECK(ok, "%s: TLS %#x contexts (MAC %zu) in both providers", a->name,
+                    version, macsize))
+                goto next;
+            for (int i = 0; i < RECS; i++) {
+                size_t payload = i == 1 ? 0 : tls_payload_len(&r);
+                size_t inl = eiv + payload + macsize, len[2];
+                unsigned char uiv[2][16], *mac[2];
+                int n[2];
+
+                if (i != 1 && cpt_rng_pct(&r, 10)) {
+                    /* EVP_Cipher: no padding, no TLS, the same running IV */
+                    size_t k = a->block * (size_t)cpt_rng_range(&r, 1, 300);
+
+                    cpt_rng_fill(&r, clear, k);
+                    for (int p = 0; p < 2; p++) {
+                        memcpy(rec[p], clear, k);
+                        ok = ok && EVP_Cipher(seal[p], rec[p], rec[p], (unsigned int)k) > 0
+                            && EVP_Cipher(open[p], opened[p], rec[0], (unsigned int)k) > 0;
+                    }
+                    CPT_CHECK(ok && memcmp(rec[0], rec[1], k) == 0
+                            && memcmp(opened[0], clear, k) == 0
+                            && memcmp(opened[1], clear, k) == 0,
+                        "%s TLS %#x: EVP_Cipher of %zu bytes after record %d agrees (seed %llu)",
+                        a->name, version, k, i, (unsigned long long)g_o.seed);
+                    continue;
+                }
+                cpt_rng_fill(&r, clear, inl);
+                for (int p = 0; p < 2; p++) {
+                    memcpy(rec[p], clear, inl);
+                    ok = ok && EVP_CipherUpdate(seal[p], rec[p], &n[p], rec[p], (int)inl);
+                    len[p] = ok ? (size_t)n[p] : 0;
+                    memset(uiv[p], 0, sizeof(uiv[p]));
+                    ok = ok && EVP_CIPHER_CTX_get_updated_iv(seal[p], uiv[p], a->ivlen);
+                }
+                if (!CPT_CHECK(ok && len[0] == len[1] && memcmp(rec[0], rec[1], len[0]) == 0
+                            && memcmp(uiv[0], uiv[1], a->ivlen) == 0,
+                        "%s TLS %#x MAC %zu: record %d (%zu bytes of payload) sealed as the "
+                        "default provider seals it (%zu bytes, want %zu; seed %llu)",
+                        a->name, version, macsize, i, payload, len[1], len[0],
+                        (unsigned long long)g_o.seed))
+                    break;
+                /* each opens the other's record */
+                for (int p = 0; p < 2; p++) {
+                    memcpy(opened[p], rec[!p], len[0]);
+                    n[p] = tls_open(open[p], opened[p], len[0], macsize, &mac[p]);
+                }
+                ok = n[0] >= 0 && n[1] >= 0;
+                CPT_CHECK(ok && (size_t)n[0] == payload && (size_t)n[1] == payload
+                        && memcmp(opened[0] + eiv, clear + eiv, payload) == 0
+                        && memcmp(opened[1] + eiv, clear + eiv, payload) == 0
+                        && (macsize == 0
+                            || (mac[0] != NULL && mac[1] != NULL
+                                && memcmp(mac[0], clear + eiv + payload, macsize) == 0
+                                && memcmp(mac[1], clear + eiv + payload, macsize) == 0)),
+                    "%s TLS %#x MAC %zu: record %d (%zu bytes of payload) opened by both "
+                    "(lengths %d and %d)",
+                    a->name, version, macsize, i, payload, n[0], n[1]);
+                if (!ok)
+                    break;
+            }
+        next:
+            for (int p = 0; p < 2; p++) {
+                EVP_CIPHER_CTX_free(seal[p]);
+                EVP_CIPHER_CTX_free(open[p]);
+            }
+            ERR_clear_error();
+        }
+        g_used[ai] = 1;
+    }
+}
+
 struct job {
     size_t ai;
     unsigned char key[32], iv[16];
@@ -517,6 +681,7 @@ static const cpt_named_test g_tests[] = {
     { "params", test_params_and_copy },
     { "reinit", test_reinit },
     { "init-params", test_init_params },
+    { "tls-records", test_tls_records },
     { "async", test_async },
     { "stats", test_stats },
 };

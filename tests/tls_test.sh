@@ -124,8 +124,17 @@ print(hashlib.sha256(b).hexdigest(), len(b))
 ' "$1" "${2:-raw}"
 }
 
+# payload_file SIZE: a file of SIZE random bytes in $WWW, made once.
+payload_file() {
+    local f=$WWW/file-$1
+    [ -f "$f" ] || head -c "$1" /dev/urandom >"$f"
+    echo "$f"
+}
+
 # run_case NAME MODE ALG SUITE SERVER_ARGS... -- CLIENT_ARGS...
 # MODE: download (-WWW) or upload (server writes what it gets to stdout).
+# SIZE (variable, default 204800): bytes of payload, which with the mode
+# decides how large the records are.
 # ALG: the cptprov algorithm the negotiated SUITE must have used.
 # ENDS (variable, default both): which ends load cptprov: both, server, client.
 # KILL_SERVER=1: the server keeps listening and is killed (SIGTERM, no at-exit
@@ -138,6 +147,7 @@ run_case() {
     [ "$ends" = client ] && srv_conf=/dev/null
     [ "$ends" = server ] && cli_conf=/dev/null
     local sargs=() cargs=() d port try srv_pid cli_pid rc got cs errs=()
+    local size=${SIZE:-204800} file=$PAYLOAD want=$WANT_SHA
     local naccept=(-naccept 1)
     [ "${KILL_SERVER:-0}" = 1 ] && naccept=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do sargs+=("$1"); shift; done
@@ -149,6 +159,10 @@ run_case() {
     fi
     d=$T/$name
     mkdir -p "$d"
+    if [ "$size" != 204800 ]; then
+        file=$(payload_file "$size")
+        want=$(sha256sum "$file" | cut -d' ' -f1)
+    fi
     if [ "$mode" = download ]; then
         sargs=(-WWW "${sargs[@]}")
     else
@@ -181,7 +195,7 @@ run_case() {
 
     if [ "$mode" = download ]; then
         # -ign_eof: keep reading after stdin's EOF until the server closes.
-        printf 'GET /file HTTP/1.0\r\n\r\n' |
+        printf 'GET /%s HTTP/1.0\r\n\r\n' "${file##*/}" |
             OPENSSL_CONF=$cli_conf cpt_run_pid "$d/client.pid" 30 \
                 "$OPENSSL" s_client -connect "127.0.0.1:$port" -servername localhost \
                 -brief -ign_eof "${cargs[@]}" >"$d/client.out" 2>"$d/client.err"
@@ -190,7 +204,7 @@ run_case() {
         # At stdin's EOF s_client has written everything and closes.
         OPENSSL_CONF=$cli_conf cpt_run_pid "$d/client.pid" 30 \
             "$OPENSSL" s_client -connect "127.0.0.1:$port" -servername localhost \
-            -brief -nocommands "${cargs[@]}" <"$PAYLOAD" >"$d/client.out" 2>"$d/client.err"
+            -brief -nocommands "${cargs[@]}" <"$file" >"$d/client.out" 2>"$d/client.err"
         rc=$?
     fi
     cli_pid=$(cat "$d/client.pid" 2>/dev/null)
@@ -213,8 +227,8 @@ run_case() {
     else
         got=$(sha_of "$d/server.out")
     fi
-    if [ "${got%% *}" != "$WANT_SHA" ]; then
-        errs+=("payload mismatch: got '${got}' want '$WANT_SHA 204800'")
+    if [ "${got%% *}" != "$want" ]; then
+        errs+=("payload mismatch: got '${got}' want '$want $size'")
     fi
 
     cs=$(sed -n 's/^Ciphersuite: //p' "$d/client.err" | head -n1)
@@ -264,7 +278,7 @@ run_case() {
         local sdev=default cdev=default
         [ "$ends" != client ] && sdev=$(cpt_stats_get "$STATS" "$srv_pid" "$alg" "${ALG_PATH:-device}")
         [ "$ends" != server ] && cdev=$(cpt_stats_get "$STATS" "$cli_pid" "$alg" "${ALG_PATH:-device}")
-        cpt_pass "$name" "$cs, $mode 204800 bytes, $alg ${ALG_PATH:-device} ops: server $sdev, client $cdev"
+        cpt_pass "$name" "$cs, $mode $size bytes, $alg ${ALG_PATH:-device} ops: server $sdev, client $cdev"
     else
         cpt_fail "$name" "$(printf '%s; ' "${errs[@]}")"
         sed 's/^/    client: /' "$d/client.err" | head -n 20
@@ -376,6 +390,51 @@ ENDS=server run_case interop-tls12-aes256cbc-mte-cptprov-server download AES-256
 ENDS=client run_case interop-tls12-aes128cbc-etm-cptprov-client download AES-128-CBC \
     ECDHE-RSA-AES128-SHA256 -cipher ECDHE-RSA-AES128-SHA256 -- \
     -tls1_2 -cipher ECDHE-RSA-AES128-SHA256
+
+# TLS 1.0 and 1.1 CBC suites with encrypt-then-MAC (no stitched cipher
+# then): TLS 1.0 chains each record's IV from the ciphertext of the one
+# before and, against the known-IV attack, sends an empty record ahead of
+# application data, whose plaintext with encrypt-then-MAC is a block of
+# padding alone. Payloads of 1 byte to 200 KiB give records of one block
+# to 16 KiB, on both sides of the CPU path's threshold (TLS records take
+# the device whatever their size; CONF_CBC_DEV has no CPU path at all);
+# RSA key transport and ECDHE-RSA, each end against the default provider
+# too.
+CONF_CBC_DEV=$T/openssl-cbc-device.cnf
+cpt_write_config "$CONF_CBC_DEV" "$STATS" "?provider=cptprov" "cpu_threshold_aes_cbc = 0"
+KEX=RSA run_case tls10-aes128cbc-etm download AES-128-CBC \
+    AES128-SHA -cipher AES128-SHA:@SECLEVEL=0 -- \
+    -tls1 -cipher AES128-SHA:@SECLEVEL=0
+SIZE=1 KEX=RSA run_case tls10-aes128cbc-etm-1byte download AES-128-CBC \
+    AES128-SHA -cipher AES128-SHA:@SECLEVEL=0 -- \
+    -tls1 -cipher AES128-SHA:@SECLEVEL=0
+SIZE=5000 KEX=RSA run_case tls10-aes128cbc-etm-async upload AES-128-CBC \
+    AES128-SHA -async -cipher AES128-SHA:@SECLEVEL=0 -- \
+    -tls1 -cipher AES128-SHA:@SECLEVEL=0
+CONF=$CONF_CBC_DEV SIZE=3000 KEX=RSA run_case tls10-aes256cbc-etm-device download AES-256-CBC \
+    AES256-SHA -cipher AES256-SHA:@SECLEVEL=0 -- \
+    -tls1 -cipher AES256-SHA:@SECLEVEL=0
+run_case tls10-ecdhe-rsa-aes256cbc-etm download AES-256-CBC \
+    ECDHE-RSA-AES256-SHA -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0 -- \
+    -tls1 -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0
+SIZE=40000 run_case tls10-ecdhe-rsa-aes256cbc-etm-async upload AES-256-CBC \
+    ECDHE-RSA-AES256-SHA -async -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0 -- \
+    -tls1 -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0
+KEX=RSA run_case tls11-aes256cbc-etm download AES-256-CBC \
+    AES256-SHA -cipher AES256-SHA:@SECLEVEL=0 -- \
+    -tls1_1 -cipher AES256-SHA:@SECLEVEL=0
+KEX=RSA ENDS=server run_case interop-tls10-aes128cbc-etm-cptprov-server download AES-128-CBC \
+    AES128-SHA -cipher AES128-SHA:@SECLEVEL=0 -- \
+    -tls1 -cipher AES128-SHA:@SECLEVEL=0
+SIZE=20000 KEX=RSA ENDS=server run_case interop-tls10-aes128cbc-etm-cptprov-server-async upload AES-128-CBC \
+    AES128-SHA -async -cipher AES128-SHA:@SECLEVEL=0 -- \
+    -tls1 -cipher AES128-SHA:@SECLEVEL=0
+SIZE=1000 ENDS=client run_case interop-tls10-ecdhe-rsa-aes256cbc-etm-cptprov-client download AES-256-CBC \
+    ECDHE-RSA-AES256-SHA -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0 -- \
+    -tls1 -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0
+ENDS=client run_case interop-tls10-ecdhe-rsa-aes256cbc-etm-cptprov-client-upload upload AES-256-CBC \
+    ECDHE-RSA-AES256-SHA -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0 -- \
+    -tls1 -cipher ECDHE-RSA-AES256-SHA:@SECLEVEL=0
 
 # ChaCha20-Poly1305: TLS 1.3 (the nonce per record, the tag by parameter)
 # and TLS 1.2 (RFC 7905: tlsivfixed and tlsaad, the sequence number in the
