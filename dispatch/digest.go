@@ -105,8 +105,11 @@ var md5SHA1 = &digest{12, []string{"MD5-SHA1"}, md5.Size + sha1.Size, newMD5SHA1
 
 var md5Digest = &digest{13, []string{"MD5", "SSL3-MD5", "1.2.840.113549.2.5"}, md5.Size, md5.New, nil, useRSA}
 
-func digestByName(name string) *digest {
-	for _, d := range digests {
+func digestByName(name string) *digest { return digestNamed(digests, name) }
+func digestByID(id uint32) *digest     { return digestWithID(digests, id) }
+
+func digestNamed(list []*digest, name string) *digest {
+	for _, d := range list {
 		for _, n := range d.names {
 			if strings.EqualFold(n, name) {
 				return d
@@ -116,8 +119,8 @@ func digestByName(name string) *digest {
 	return nil
 }
 
-func digestByID(id uint32) *digest {
-	for _, d := range digests {
+func digestWithID(list []*digest, id uint32) *digest {
+	for _, d := range list {
 		if d.id == id {
 			return d
 		}

@@ -103,23 +103,24 @@ func (p *Param) Uint64() (uint64, bool) {
 			return *(*uint64)(p.Data), true
 		}
 	case TypeInteger:
-		var v int64
-		switch len(b) {
-		case 1:
-			v = int64(int8(b[0]))
-		case 2:
-			v = int64(*(*int16)(p.Data))
-		case 4:
-			v = int64(*(*int32)(p.Data))
-		case 8:
-			v = *(*int64)(p.Data)
-		default:
-			return 0, false
+		if v, ok := p.signed(); ok && v >= 0 {
+			return uint64(v), true
 		}
-		if v < 0 {
-			return 0, false
-		}
-		return uint64(v), true
+	}
+	return 0, false
+}
+
+// signed reads an INTEGER parameter of any width.
+func (p *Param) signed() (int64, bool) {
+	switch p.DataSize {
+	case 1:
+		return int64(*(*int8)(p.Data)), true
+	case 2:
+		return int64(*(*int16)(p.Data)), true
+	case 4:
+		return int64(*(*int32)(p.Data)), true
+	case 8:
+		return *(*int64)(p.Data), true
 	}
 	return 0, false
 }
@@ -130,17 +131,8 @@ func (p *Param) Int32() (int32, bool) {
 	if p.Data == nil || p.DataType != TypeInteger {
 		return 0, false
 	}
-	var v int64
-	switch p.DataSize {
-	case 1:
-		v = int64(*(*int8)(p.Data))
-	case 2:
-		v = int64(*(*int16)(p.Data))
-	case 4:
-		v = int64(*(*int32)(p.Data))
-	case 8:
-		v = *(*int64)(p.Data)
-	default:
+	v, ok := p.signed()
+	if !ok {
 		return 0, false
 	}
 	if v != int64(int32(v)) {

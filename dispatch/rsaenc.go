@@ -3,7 +3,6 @@ package dispatch
 import (
 	"crypto/rand"
 	"crypto/subtle"
-	"strings"
 	"unsafe"
 
 	"golang.org/x/crypto/ripemd160"
@@ -388,24 +387,12 @@ func oaepDigestByName(name string) *digest {
 	if d := digestByName(name); d != nil {
 		return d
 	}
-	for _, d := range oaepDigests {
-		for _, n := range d.names {
-			if strings.EqualFold(n, name) {
-				return d
-			}
-		}
-	}
-	return nil
+	return digestNamed(oaepDigests, name)
 }
 
 func oaepDigestByID(id uint32) *digest {
 	if d := digestByID(id); d != nil {
 		return d
 	}
-	for _, d := range oaepDigests {
-		if d.id == id {
-			return d
-		}
-	}
-	return nil
+	return digestWithID(oaepDigests, id)
 }
