@@ -96,6 +96,7 @@ for g in "${groups[@]}"; do
 		run fuzz tests/fuzz.sh
 		;;
 	integration)
+		run hygiene tests/hygiene_test.sh
 		run config tests/config_test.sh
 		run cptstat tests/cptstat_test.sh
 		run tls tests/tls_test.sh
