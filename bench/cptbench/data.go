@@ -52,7 +52,8 @@ type savedOps struct {
 
 type savedSplit struct {
 	Name                         string
-	Samples                      uint64
+	Procs                        int
+	Requests, Samples            uint64
 	Submit, Wait, Engine, Notify float64
 }
 
@@ -74,7 +75,7 @@ func (r *report) save(dir string) error {
 		s.Servers = append(s.Servers, savedServer{k.server, k.what, p.def, p.cpt})
 	}
 	for _, x := range r.split {
-		s.Split = append(s.Split, savedSplit{x.name, x.samples, x.submit, x.wait, x.engine, x.notify})
+		s.Split = append(s.Split, savedSplit{x.name, x.procs, x.requests, x.samples, x.submit, x.wait, x.engine, x.notify})
 	}
 	data, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
@@ -111,7 +112,7 @@ func loadReport(dir string) (*report, error) {
 		r.ops[opsKey{x.Alg, x.Prov, x.Jobs}] = &opsPoint{x.Rate, x.CPUUs}
 	}
 	for _, x := range s.Split {
-		r.split = append(r.split, split{x.Name, x.Samples, x.Submit, x.Wait, x.Engine, x.Notify})
+		r.split = append(r.split, split{x.Name, x.Procs, x.Requests, x.Samples, x.Submit, x.Wait, x.Engine, x.Notify})
 	}
 	return r, nil
 }

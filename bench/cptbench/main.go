@@ -8,7 +8,7 @@
 // provider's Go runtime).
 //
 //	cptbench [-quick] [-runs N] [-out DIR]   measure and write the report
-//	cptbench -check DIR                      verify a report and its charts
+//	cptbench -check DIR                      verify a report (no step failed) and its charts
 //	cptbench -render DIR                     draw them again from DIR/data.json
 //	cptbench -out DIR -steps servers,cpu     measure some steps again into DIR
 package main
@@ -107,6 +107,11 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("cptbench: report in", filepath.Join(cfg.out, "report.md"))
+	// The report is kept whole even when a step failed, but the run fails.
+	if err := checkReport(cfg.out); err != nil {
+		fmt.Fprintln(os.Stderr, "cptbench:", err)
+		os.Exit(1)
+	}
 }
 
 func fullConfig(root string, runs int) config {

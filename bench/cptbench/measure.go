@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,10 +48,13 @@ type pair struct{ def, cpt point }
 // opsPoint is what bench_ops reports for a configuration.
 type opsPoint struct{ rate, cpuUs point }
 
-// split is where a sampled operation spent its time, in µs per operation.
+// split is where a sampled operation spent its time, in µs per operation,
+// summed over the processes of one run that timed some of their requests:
+// procs of them, whose queue completed requests, samples of them timed.
 type split struct {
 	name                         string
-	samples                      uint64
+	procs                        int
+	requests, samples            uint64
 	submit, wait, engine, notify float64
 }
 
@@ -68,6 +70,10 @@ type report struct {
 	split []split
 	notes []string
 }
+
+// failedNote follows a step's name in the note a failed step leaves, which
+// checkReport looks for.
+const failedNote = ": failed, its figures are incomplete: "
 
 // A step of the measurements: key (for -steps), name, and what it fills.
 type step struct {
@@ -136,7 +142,7 @@ func (b *bench) measure(prev *report, only map[string]bool) (*report, error) {
 		// still make a report, which says what is missing and why.
 		if err := s.fn(r); err != nil {
 			fmt.Fprintf(os.Stderr, "cptbench: %s failed: %v\n", s.name, err)
-			r.notes = append(r.notes, fmt.Sprintf("%s: failed, its figures are incomplete: %v", s.name, err))
+			r.notes = append(r.notes, s.name+failedNote+err.Error())
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "cptbench: %s done in %.0f s\n", s.name, time.Since(t0).Seconds())
@@ -356,57 +362,9 @@ func (b *bench) threadCPU(r *report) error {
 	return nil
 }
 
-// timeSplit reads the phases the driver samples (one request in 64) from
-// the statistics file of a run with a stats_dir.
-func (b *bench) timeSplit(r *report) error {
-	dir, err := os.MkdirTemp("", "cptbench-stats")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	for _, alg := range b.cfg.opsAlgs {
-		for _, jobs := range []int{0, 16} {
-			sub := filepath.Join(dir, fmt.Sprintf("%s-%d", alg, jobs))
-			if err := os.MkdirAll(sub, 0o755); err != nil {
-				return err
-			}
-			if _, err := b.benchOps(cpt, alg, jobs, "--stats-dir", sub); err != nil {
-				return err
-			}
-			mode := "synchronous"
-			if jobs > 0 {
-				mode = fmt.Sprintf("%d ASYNC jobs", jobs)
-			}
-			s, err := readSplit(sub, "ae", fmt.Sprintf("%s sign, %s", alg, mode))
-			if err != nil {
-				return err
-			}
-			r.split = append(r.split, s)
-		}
-	}
-	// A symmetric operation: openssl speed under a configuration file.
-	sub := filepath.Join(dir, "gcm")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		return err
-	}
-	conf := filepath.Join(dir, "openssl.cnf")
-	if err := os.WriteFile(conf, []byte(opensslConf(b.cfg.root, sub)), 0o644); err != nil {
-		return err
-	}
-	if _, err := b.run([]string{"OPENSSL_CONF=" + conf}, "openssl", "speed", "-elapsed", "-seconds",
-		strconv.Itoa(b.cfg.seconds), "-bytes", "16384", "-evp", "aes-256-gcm"); err != nil {
-		return err
-	}
-	s, err := readSplit(sub, "se", "AES-256-GCM 16 KiB update, synchronous")
-	if err != nil {
-		return err
-	}
-	r.split = append(r.split, s)
-	return nil
-}
-
-// opensslConf loads cptprov with a stats_dir and prefers it.
-func opensslConf(root, statsDir string) string {
+// opensslConf loads cptprov with a stats_dir and prefers it; keys are more
+// lines of its section.
+func opensslConf(root, statsDir string, keys ...string) string {
 	return fmt.Sprintf(`openssl_conf = openssl_init
 [openssl_init]
 providers = provider_sect
@@ -420,39 +378,9 @@ activate = 1
 module = %s
 activate = 1
 stats_dir = %s
-[algorithm_sect]
+%s[algorithm_sect]
 default_properties = ?provider=cptprov
-`, filepath.Join(root, "build", "cptprov.so"), statsDir)
-}
-
-// readSplit takes the phases of queue q ("ae" or "se") from the statistics
-// file with the most samples in dir.
-func readSplit(dir, q, name string) (split, error) {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	best := split{name: name}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		var snap struct {
-			Device map[string]uint64 `json:"device"`
-		}
-		if json.Unmarshal(data, &snap) != nil {
-			continue
-		}
-		d := snap.Device
-		n := d[q+"_phase_samples"]
-		if n <= best.samples {
-			continue
-		}
-		us := func(k string) float64 { return float64(d[q+"_"+k+"_ns"]) / float64(n) / 1000 }
-		best = split{name, n, us("submit"), us("wait"), us("engine"), us("notify")}
-	}
-	if best.samples == 0 {
-		return best, fmt.Errorf("no phase samples for %s in %s (%d files)", name, dir, len(files))
-	}
-	return best, nil
+`, filepath.Join(root, "build", "cptprov.so"), statsDir, strings.Join(append(keys, ""), "\n"))
 }
 
 // environment describes the machine and the software measured.

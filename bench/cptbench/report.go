@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -96,15 +97,25 @@ func (r *report) write(dir string) error {
 		w("| %s | %s | %s | %.0f | %.1f | ±%.0f%% |\n", k.alg, k.prov, mode, p.rate.median(), p.cpuUs.median(), 100*p.cpuUs.spread())
 	}
 	w("\n## Where an operation's time goes\n\n")
-	w("The driver times one request in 64 (cptdrv.Phases, in the statistics file): the driver's\n")
-	w("submission (the instruction and its result slot into the ring; operands stay where they are,\n")
-	w("the engines read and write them in place, so there is no other data copy), the wait in the\n")
-	w("queue until an engine starts, the engine's work, and the completion reaching the submitter\n")
-	w("(a synchronous waiter awake, or an ASYNC job's callback done, eventfd written). In µs per operation:\n\n")
-	w("| operation | samples | submit | queue wait | engine | completion | engine share |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	w("The driver times one request in 64 (cptdrv.Phases): the driver's submission (the instruction\n")
+	w("and its result slot into the ring; operands stay where they are, the engines read and write them\n")
+	w("in place, so there is no other data copy), the wait in the queue until an engine starts, the\n")
+	w("engine's work, and the completion reaching the submitter (a synchronous waiter awake, or an ASYNC\n")
+	w("job's callback done, eventfd written). Each operation is a run of its own through cptprov with a\n")
+	w("statistics directory of its own (`build/bench_ops --stats-dir` for the signatures, `openssl speed`\n")
+	w("under an openssl.cnf with a `stats_dir` for AES-256-GCM, whose 16 KiB updates it puts on the device\n")
+	w("rather than its CPU path, which the driver does not time; see the commands): the figures are read\n")
+	w("from the statistics areas its processes left there (`cptprov-<pid>.stats`, as `cptstat` reads\n")
+	w("them), summed over those processes, out of the queue's requests they completed. In µs per\n")
+	w("operation:\n\n")
+	w("| operation | processes | requests | samples | submit | queue wait | engine | completion | engine share |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i, s := range r.split {
 		tot := s.submit + s.wait + s.engine + s.notify
-		w("| (%d) %s | %d | %.2f | %.2f | %.2f | %.2f | %.0f%% |\n", i+1, s.name, s.samples, s.submit, s.wait, s.engine, s.notify, 100*s.engine/tot)
+		procs, reqs := "n/a", "n/a" // a report from before they were counted
+		if s.procs > 0 {
+			procs, reqs = strconv.Itoa(s.procs), strconv.FormatUint(s.requests, 10)
+		}
+		w("| (%d) %s | %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.0f%% |\n", i+1, s.name, procs, reqs, s.samples, s.submit, s.wait, s.engine, s.notify, 100*s.engine/tot)
 	}
 	w("\n## TLS servers\n\n")
 	if len(r.srv) == 0 {
@@ -329,8 +340,8 @@ func fmtRatio(v float64) string {
 }
 
 // checkReport verifies that dir holds a report with its sections and
-// tables, and that every chart it shows exists and decodes as a PNG of a
-// legible size.
+// tables, that no step failed (the notes say which did), and that every
+// chart it shows exists and decodes as a PNG of a legible size.
 func checkReport(dir string) error {
 	data, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {
@@ -338,7 +349,7 @@ func checkReport(dir string) error {
 	}
 	text := string(data)
 	for _, h := range []string{"## Headline", "## Targets", "## Public key", "## Ciphers and digests",
-		"## The calling thread's CPU", "## Where an operation's time goes", "## TLS servers", "## Charts", "## Commands"} {
+		"## The calling thread's CPU", "## Where an operation's time goes", "## TLS servers", "## Charts", "## Notes", "## Commands"} {
 		if !strings.Contains(text, h) {
 			return fmt.Errorf("report.md has no section %q", h)
 		}
@@ -350,6 +361,18 @@ func checkReport(dir string) error {
 	imgs := regexp.MustCompile(`!\[[^]]*\]\(([^)]+\.png)\)`).FindAllStringSubmatch(text, -1)
 	if len(imgs) < 4 {
 		return fmt.Errorf("report.md shows %d charts, want at least 4", len(imgs))
+	}
+	var failed []string
+	if _, notes, ok := strings.Cut(text, "\n## Notes\n"); ok {
+		notes, _, _ = strings.Cut(notes, "\n## ")
+		for _, l := range strings.Split(notes, "\n") {
+			if step, why, ok := strings.Cut(strings.TrimPrefix(l, "- "), failedNote); ok {
+				failed = append(failed, fmt.Sprintf("%q (%s)", step, why))
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("report.md: failed section %s", strings.Join(failed, "; failed section "))
 	}
 	for _, m := range imgs {
 		f, err := os.Open(filepath.Join(dir, m[1]))

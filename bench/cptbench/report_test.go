@@ -30,8 +30,9 @@ func fakeReport() *report {
 	r.ops[opsKey{"rsa2048", dflt, 0}] = &opsPoint{point{4000}, point{250}}
 	r.ops[opsKey{"rsa2048", cpt, 0}] = &opsPoint{point{3900}, point{255}}
 	r.ops[opsKey{"rsa2048", cpt, 16}] = &opsPoint{point{6500}, point{15}}
-	r.split = []split{{"rsa2048 sign, synchronous", 100, 0.1, 0.05, 240, 0.1},
-		{"rsa2048 sign, 16 ASYNC jobs", 100, 0.1, 2000, 290, 15}}
+	r.split = []split{{"rsa2048 sign, synchronous", 1, 6400, 100, 0.1, 0.05, 240, 0.1},
+		{"rsa2048 sign, 16 ASYNC jobs", 1, 6400, 100, 0.1, 2000, 290, 15},
+		{"AES-256-GCM 16 KiB update, synchronous, 2 processes", 2, 128000, 2000, 0.1, 0.1, 5, 0.1}}
 	r.notes = []string{"a note"}
 	r.cmds = []string{"openssl speed -mr rsa2048"}
 	return r
@@ -48,7 +49,7 @@ func TestReportWriteCheckRender(t *testing.T) {
 	}
 	first, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	for _, want := range []string{"| rsa2048 | sign | async 16 | 1000 | 1116 | 1.12x |", "missed: the 2 CPUs run the engines",
-		"| (2) rsa2048 sign, 16 ASYNC jobs | 100 |", "| nginx | handshakes/s | 400 | 380 | 0.95x |", "![AES-128-GCM: throughput against block size](aes-128-gcm-sizes.png)"} {
+		"| (2) rsa2048 sign, 16 ASYNC jobs | 1 | 6400 | 100 |", "| (3) AES-256-GCM 16 KiB update, synchronous, 2 processes | 2 | 128000 | 2000 |", "| nginx | handshakes/s | 400 | 380 | 0.95x |", "![AES-128-GCM: throughput against block size](aes-128-gcm-sizes.png)"} {
 		if !strings.Contains(string(first), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
@@ -73,5 +74,30 @@ func TestReportWriteCheckRender(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "report.md"), []byte("# nothing\n"), 0o644)
 	if checkReport(dir) == nil {
 		t.Error("an empty report was not noticed")
+	}
+}
+
+func TestCheckFailedSection(t *testing.T) {
+	dir := t.TempDir()
+	r := fakeReport()
+	r.notes = append(r.notes, "time split"+failedNote+"no statistics area", "TLS servers: skipped, nginx is not installed.")
+	if err := r.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	err := checkReport(dir)
+	if err == nil || !strings.Contains(err.Error(), `failed section "time split" (no statistics area)`) {
+		t.Fatalf("a report with a failed step: %v", err)
+	}
+	if strings.Contains(err.Error(), "TLS servers") {
+		t.Errorf("a skipped step counted as failed: %v", err)
+	}
+	// The same report without the failure passes.
+	r.notes = r.notes[:len(r.notes)-2]
+	r.notes = append(r.notes, "TLS servers: skipped, nginx is not installed.")
+	if err := r.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkReport(dir); err != nil {
+		t.Fatal(err)
 	}
 }
