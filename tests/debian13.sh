@@ -38,6 +38,9 @@
 # Usage: tests/debian13.sh [group...]   (tests/run.sh's groups; default: go
 #        c integration hostbuild). Run as root. Ends with tests/run.sh's
 #        "N passed, N failed" line.
+#        tests/debian13.sh -c COMMAND   runs COMMAND (sh) in /src instead,
+#        under the same mounts: e.g. -c 'make -s test-build &&
+#        tests/tls_test.sh -v'.
 # Env:   DEBIAN13_ROOT, DEBIAN13_MIRROR (default http://deb.debian.org/debian),
 #        DEBIAN13_REFRESH_DAYS, DEBIAN13_TIMEOUT (seconds for the suite,
 #        default 3600).
@@ -81,6 +84,12 @@ if [ -z "${CPT_DEBIAN13_NS:-}" ]; then
 fi
 
 # From here on: the first process of private mount and PID namespaces.
+command=
+if [ "${1:-}" = -c ]; then
+	[ $# = 2 ] || fail "usage: $0 -c COMMAND"
+	command=$2
+	set --
+fi
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(go c integration hostbuild)
 goroot=$(go env GOROOT)
@@ -111,7 +120,7 @@ mnt() {
 
 in_root() { # command... (with the network, for setup)
 	chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/local/go/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		DEBIAN_FRONTEND=noninteractive "$@" 9>&-
+		DEBIAN_FRONTEND=noninteractive "$@" 8>&- 9>&-
 }
 
 mkdir -p "$(dirname "$root")"
@@ -168,7 +177,10 @@ fi
 # The runs only read the root: other checkouts may run beside this one.
 flock -s 9
 
+# One run of a checkout at a time: they would share its build and logs.
 mkdir -p "$work/build" "$work/tmp"
+exec 8>"$work/lock"
+flock 8
 find "$work/tmp" -mindepth 1 -delete
 mnt --bind -o ro "$goroot" "$root/usr/local/go"
 mnt --bind -o ro "$repo" "$root/src"
@@ -188,14 +200,21 @@ echo "debian13: $(in_root openssl version), $(in_root nginx -v 2>&1), $(in_root 
 # repository from inside the root).
 # Its output also goes to build/debian13/suite.log: a suite cut short (the
 # timeout) has no closing line of its own.
+run_offline() { # command (sh, in /src)
+	unshare --net -- sh -c '
+		ip link set lo up || exit 1
+		exec timeout -k 10 "$0" chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+			PATH=/usr/local/go/bin:/usr/sbin:/usr/bin:/sbin:/bin GOTOOLCHAIN=local GOPROXY=off \
+			GOFLAGS=-buildvcs=false CPT_HOSTBUILD=/hostbuild CMD="$2" sh -c "cd /src && eval \"\$CMD\""
+	' "$suite_timeout" "$root" "$1" 8>&- 9>&-
+}
 set +e
-unshare --net -- sh -c '
-	ip link set lo up || exit 1
-	exec timeout -k 10 "$0" chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-		PATH=/usr/local/go/bin:/usr/sbin:/usr/bin:/sbin:/bin GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-buildvcs=false \
-		CPT_HOSTBUILD=/hostbuild GROUPS="$2" \
-		sh -c "cd /src && make -s test-build && exec tests/run.sh \$GROUPS"
-' "$suite_timeout" "$root" "${groups[*]}" 9>&- 2>&1 | tee "$work/suite.log"
+if [ -n "$command" ]; then
+	closed=1
+	run_offline "$command"
+	exit
+fi
+run_offline "make -s test-build && exec tests/run.sh ${groups[*]}" 2>&1 | tee "$work/suite.log"
 rc=${PIPESTATUS[0]}
 closed=1
 if ! tail -1 "$work/suite.log" | grep -qE '^[0-9]+ passed, [0-9]+ failed$'; then
