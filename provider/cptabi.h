@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 9
+#define CPT_ABI_VERSION 10
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -295,6 +295,9 @@ struct cpt_config {
     const char *log_file; /* NULL: stderr */
     /* this process's statistics area, NULL: none */
     struct cpt_stats_area *stats_area;
+    /* OpenSSL_version_num() of the libcrypto the provider runs in: what the
+     * default provider of that version does decides some behaviour */
+    unsigned long openssl_version;
 };
 
 /*

@@ -350,6 +350,7 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 	area := (*stats.Area)(unsafe.Pointer(cfg.stats_area))
 	p := &process{dev: dev, se: se, ae: ae, counters: stats.New(area), log: log}
 	p.env = dispatch.NewEnv(se, ae, p.counters, dev.Forget, os.Getpid())
+	p.env.OpenSSL = uint64(cfg.openssl_version)
 	p.env.OnCheckFailed = logCheckFailed(log)
 	if area != nil {
 		p.pub = stats.NewPublisher(area, dev.Name(), p.deviceCounters)
