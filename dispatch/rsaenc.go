@@ -1,8 +1,10 @@
 package dispatch
 
 import (
+	"crypto/hmac"
 	"crypto/md5"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/sha3"
 	"crypto/subtle"
 	"hash"
@@ -24,7 +26,10 @@ const (
 	rsaPadOAEP = 4
 	rsaPadX931 = 5
 	rsaPadTLS  = 7 // RSA_PKCS1_WITH_TLS_PADDING
-	tlsPMSLen  = 48
+	// rsaPadPKCS1Explicit is PKCS#1 v1.5 decryption without implicit
+	// rejection (RSA_PKCS1_NO_IMPLICIT_REJECT_PADDING, OpenSSL 3.2).
+	rsaPadPKCS1Explicit = 8
+	tlsPMSLen           = 48
 
 	OpEncrypt = 1
 	OpDecrypt = 2
@@ -40,6 +45,10 @@ type rsaEncCtx struct {
 	mgf1      uint32 // 0: the OAEP digest
 	clientVer uint32
 	altVer    uint32
+	// implicitRejection is "implicit-rejection" (OpenSSL 3.2 and later; 1
+	// unless set): PKCS#1 v1.5 decryption answers a bad padding with a
+	// synthetic message rather than an error.
+	implicitRejection uint32
 }
 
 func (rsaEnc) Name() string       { return "RSA" }
@@ -53,7 +62,7 @@ func (rsaEnc) Init(env *Env, st, key unsafe.Pointer, op int, params Params) *Err
 	if op == OpDecrypt && k.head.Has&KeyHasPrivate == 0 {
 		return errorf(ReasonMissingKey, "RSA decryption needs a private key")
 	}
-	*c = rsaEncCtx{op: uint32(op), pad: rsaPadPKCS1}
+	*c = rsaEncCtx{op: uint32(op), pad: rsaPadPKCS1, implicitRejection: 1}
 	return rsaEnc{}.SetParams(env, st, params)
 }
 
@@ -90,14 +99,20 @@ func (rsaEnc) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			default:
 				c.mgf1 = d.id
 			}
-		case "tls-client-version", "tls-negotiated-version":
+		case "tls-client-version", "tls-negotiated-version", "implicit-rejection":
+			if name == "implicit-rejection" && !env.openSSLAtLeast(3, 2) {
+				break // unknown to OpenSSL 3.0 and 3.1
+			}
 			v, ok := p.Uint64()
-			if !ok || v > 0xffffffff {
+			switch {
+			case !ok || v > 0xffffffff:
 				err = errorf(ReasonBadParameter, "parameter %q must be an unsigned int", name)
-			} else if name == "tls-client-version" {
+			case name == "tls-client-version":
 				c.clientVer = uint32(v)
-			} else {
+			case name == "tls-negotiated-version":
 				c.altVer = uint32(v)
+			default:
+				c.implicitRejection = uint32(v)
 			}
 		}
 		return err == nil
@@ -124,6 +139,10 @@ func (rsaEnc) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			err = setUint(p, name, uint64(c.clientVer))
 		case "tls-negotiated-version":
 			err = setUint(p, name, uint64(c.altVer))
+		case "implicit-rejection":
+			if env.openSSLAtLeast(3, 2) {
+				err = setUint(p, name, uint64(c.implicitRejection))
+			}
 		}
 		return err == nil
 	})
@@ -247,14 +266,30 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 			return 0, false, errorf(ReasonOperationFailed, "drawing a substitute secret: %v", err)
 		}
 	}
+	// OpenSSL 3.2 made implicit rejection PKCS#1 v1.5's default, and
+	// pad-mode 8 the way to ask for the padding error instead.
+	pad := c.pad
+	var kdk []byte
+	if env.openSSLAtLeast(3, 2) {
+		switch {
+		case pad == rsaPadPKCS1Explicit:
+			pad = rsaPadPKCS1
+		case pad == rsaPadPKCS1 && c.implicitRejection != 0:
+			kdk = rsaKDK(k.d[:l], in)
+		}
+	}
 	block := dmaScratch(env, l)
 	dst := unsafe.Slice((*byte)(out), outsize)
 	// The completion may run after the C side has changed its label.
-	pad, md, mgf, label := c.pad, c.oaepDigest(), c.mgf1Digest(c.oaepDigest()), append([]byte(nil), label...)
+	md, mgf, label := c.oaepDigest(), c.mgf1Digest(c.oaepDigest()), append([]byte(nil), label...)
 	clientVer, altVer := c.clientVer, c.altVer
+	release := func() {
+		clear(kdk)
+		block.release()
+	}
 	finish := func() (int, *Error) {
 		em := block.b
-		defer block.release()
+		defer release()
 		switch pad {
 		case rsaPadNone:
 			if len(dst) < l {
@@ -265,6 +300,9 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 			tlsUnpad(dst[:tlsPMSLen], em, fake[:], clientVer, altVer)
 			return tlsPMSLen, nil
 		case rsaPadPKCS1:
+			if kdk != nil {
+				return pkcs1ImplicitUnpad(dst, em, kdk), nil
+			}
 			n, ok := pkcs1Unpad(em)
 			if ok != 1 || n > len(dst) {
 				return 0, errorf(ReasonPKCSDecodingError, "RSA decryption failed (PKCS#1 v1.5)")
@@ -280,9 +318,9 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 		return 0, errorf(ReasonUnknownPaddingType, "padding %d cannot decrypt", int32(pad))
 	}
 	// The private operation, then the unpadding once the block is there.
-	pending, err := rsaPrivate(env, k, in, block.b, wrapWaiter(w, finish, block.release))
+	pending, err := rsaPrivate(env, k, in, block.b, wrapWaiter(w, finish, release))
 	if err != nil {
-		block.release()
+		release()
 		return 0, false, err
 	}
 	if pending {
@@ -330,6 +368,67 @@ func pkcs1Unpad(em []byte) (int, int) {
 	good &= ^lookingForZero & 1
 	good &= subtle.ConstantTimeLessOrEq(2+8, zeroIndex) // eight padding bytes at least
 	return subtle.ConstantTimeSelect(good, len(em)-zeroIndex-1, 0), good
+}
+
+// rsaKDK is the key-derivation key of implicit rejection for ciphertext c
+// (as long as the modulus) under private exponent d (as long too): HMAC-
+// SHA256 keyed with SHA-256(d) over c, as OpenSSL's derive_kdk.
+func rsaKDK(d, c []byte) []byte {
+	dh := sha256.Sum256(d)
+	defer clear(dh[:])
+	m := hmac.New(sha256.New, dh[:])
+	m.Write(c)
+	return m.Sum(nil)
+}
+
+// rsaPRF is the pseudo-random function of implicit rejection (OpenSSL's
+// ossl_rsa_prf): n bytes of HMAC-SHA256 under kdk over a 16-bit counter,
+// label and the output length in bits (16 bits: n is at most a modulus).
+func rsaPRF(kdk []byte, label string, n int) []byte {
+	out := make([]byte, 0, n+sha256.Size)
+	m := hmac.New(sha256.New, kdk)
+	for iter := 0; len(out) < n; iter++ {
+		m.Reset()
+		m.Write([]byte{byte(iter >> 8), byte(iter)})
+		m.Write([]byte(label))
+		m.Write([]byte{byte(n * 8 >> 8), byte(n * 8)})
+		out = m.Sum(out)
+	}
+	return out[:n]
+}
+
+// rsaSyntheticTries is how many candidate lengths of the synthetic message
+// implicit rejection draws (the last one short enough wins).
+const rsaSyntheticTries = 128
+
+// pkcs1ImplicitUnpad is EME-PKCS1-v1_5 decoding with implicit rejection
+// (OpenSSL's ossl_rsa_padding_check_PKCS1_type_2): a bad padding yields a
+// synthetic message derived from kdk instead of an error, the same one for
+// the same key and ciphertext, so that neither the outcome nor the time
+// nor the memory touched tells a bad padding from a good one. Writes the
+// message to out (at least len(em) bytes) and returns its length.
+func pkcs1ImplicitUnpad(out, em, kdk []byte) int {
+	l := len(em)
+	synthetic := rsaPRF(kdk, "message", l)
+	lengths := rsaPRF(kdk, "length", 2*rsaSyntheticTries)
+	maxLen := l - 2 - 8 // 00 02, eight bytes of padding at least
+	mask := maxLen
+	mask |= mask >> 1
+	mask |= mask >> 2
+	mask |= mask >> 4
+	mask |= mask >> 8
+	synLen := 0
+	for i := 0; i < len(lengths); i += 2 {
+		cand := (int(lengths[i])<<8 | int(lengths[i+1])) & mask
+		synLen = subtle.ConstantTimeSelect(subtle.ConstantTimeLessOrEq(cand+1, maxLen), cand, synLen)
+	}
+	n, good := pkcs1Unpad(em)
+	// Where the message starts is no secret: either message is as likely.
+	start := subtle.ConstantTimeSelect(good, l-n, l-synLen)
+	for i := start; i < l; i++ {
+		out[i-start] = byte(subtle.ConstantTimeSelect(good, int(em[i]), int(synthetic[i])))
+	}
+	return l - start
 }
 
 // oaepUnpad is EME-OAEP decoding (RFC 8017 section 7.1.2) in constant time.

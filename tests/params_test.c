@@ -12,8 +12,10 @@
  *   enc      pad modes by number and by name, OAEP digests and MGF1 digests
  *            (SHA-1, SHA-2, SHA-3, unknown, XOF), labels (none, empty, NULL,
  *            10 KB, kept by EVP_PKEY_CTX_dup, read back with
- *            EVP_PKEY_CTX_get0_rsa_oaep_label), TLS client versions;
- *            parameters given at init and set after
+ *            EVP_PKEY_CTX_get0_rsa_oaep_label), TLS client versions,
+ *            implicit rejection (on, off, pad-mode 8; badly padded
+ *            ciphertexts of 512 to 3072-bit keys decrypted to the same
+ *            synthetic messages); parameters given at init and set after
  *   sig      pad modes, digests and MGF1 digests, salt lengths (numbers,
  *            digest/max/auto, negative, too large for the key, as integers
  *            and strings), RSA-PSS keys' restrictions, key sizes too small
@@ -264,6 +266,9 @@ static void free_keys(void)
 #define MGF OSSL_ASYM_CIPHER_PARAM_MGF1_DIGEST
 #define LBL OSSL_ASYM_CIPHER_PARAM_OAEP_LABEL
 #define TLSV OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION
+/* OpenSSL 3.2's; unknown to 3.0's default provider, which ignores it. */
+#define IMPLICIT "implicit-rejection"
+#define PAD_NO_IMPLICIT 8 /* RSA_PKCS1_NO_IMPLICIT_REJECT_PADDING (3.2) */
 
 struct enc_case {
     const char *name;
@@ -337,6 +342,12 @@ static const struct enc_case enc_cases[] = {
     { "label as a string", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 's', "label" } }, 0, 0 },
     { "label before pad", { { LBL, 'o', "first", 5 }, { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING } }, 0, 0 },
     { "label with pkcs1", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { LBL, 'o', "ignored", 7 } }, 0, 0 },
+    { "pkcs1, implicit rejection off", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { IMPLICIT, 'u', NULL, 0 } }, 0, 0 },
+    { "pkcs1, implicit rejection on", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { IMPLICIT, 'u', NULL, 1 } }, 0, 0 },
+    { "pkcs1, implicit rejection 2", { { IMPLICIT, 'i', NULL, 2 } }, 0, 1 },
+    { "implicit rejection as a string", { { IMPLICIT, 's', "0" } }, 100, 0 },
+    { "pad 8, decrypted with it", { { NULL } }, 100, 0, { { PAD, 'i', NULL, PAD_NO_IMPLICIT } } },
+    { "pad 8", { { PAD, 'i', NULL, PAD_NO_IMPLICIT } }, 100, 0 },
 };
 
 /* The longest message a case's padding takes on key k (0: unknown). */
@@ -482,11 +493,22 @@ static void enc_run(const struct enc_case *ec, int at_init)
                         ct[enc[e].outlen / 2] ^= 0x40;
                     if (EVP_PKEY_decrypt(d, bad[t].out, &outl, t == 0 ? ct : ct + 1, enc[e].outlen - (size_t)t) <= 0)
                         fail_at(&bad[t], 4);
-                    if (s == 0)
+                    bad[t].outlen = outl;
+                    if (s == 0) {
                         tampered[t] = bad[t];
-                    else
-                        compare(t == 0 ? "decrypt a damaged ciphertext" : "decrypt a ciphertext a byte short",
-                            &tampered[t], &bad[t]);
+                        continue;
+                    }
+                    snprintf(what, sizeof(what), "decrypt a %s (%s)",
+                        t == 0 ? "damaged ciphertext" : "ciphertext a byte short", ec->name);
+                    compare(what, &tampered[t], &bad[t]);
+                    /* Implicit rejection's message is the same for the same
+                     * key and ciphertext, whichever provider derives it (a
+                     * TLS secret's substitute is random). */
+                    if (tampered[t].step == 0 && bad[t].step == 0 && mlen != 48)
+                        cpt_check(tampered[t].outlen == bad[t].outlen
+                                && memcmp(tampered[t].out, bad[t].out, bad[t].outlen) == 0,
+                            "%s: both providers decrypt to the same bytes (%zu and %zu)", what,
+                            tampered[t].outlen, bad[t].outlen);
                 }
             }
             EVP_PKEY_CTX_free(d);
@@ -509,6 +531,120 @@ static void enc_run(const struct enc_case *ec, int at_init)
     }
 }
 
+/*
+ * A plaintext for enc_synthetic's ciphertext i (n bytes): PKCS#1 v1.5
+ * padding right (a message of random length, none, the longest) or wrong
+ * in each way the check looks for, or random bytes. Returns 0 for a random
+ * ciphertext instead.
+ */
+static int synthetic_plain(unsigned char *em, size_t n, int i, cpt_rng *r)
+{
+    size_t zero;
+
+    cpt_rng_fill(r, em, n);
+    for (size_t j = 2; j < n; j++)
+        em[j] |= em[j] == 0; /* no zero byte yet */
+    em[0] = 0;
+    em[1] = 2;
+    zero = 10 + (size_t)cpt_rng_below(r, (uint32_t)(n - 10));
+    switch (i % 9) {
+    case 0: /* a message of random length */
+        break;
+    case 1: /* an empty message */
+        zero = n - 1;
+        break;
+    case 2: /* the longest message: 8 bytes of padding */
+        zero = 10;
+        break;
+    case 3: /* 7 bytes of padding */
+        zero = 9;
+        break;
+    case 4: /* no zero byte */
+        return 1;
+    case 5: /* block type 1 */
+        em[1] = 1;
+        break;
+    case 6: /* a first byte not 0 (the number stays below the modulus) */
+        em[0] = 1;
+        em[1] = 0;
+        break;
+    default:
+        return 0;
+    }
+    em[zero] = 0;
+    return 1;
+}
+
+/*
+ * PKCS#1 v1.5 decryption of ciphertexts mostly not padded right (raw RSA
+ * of synthetic_plain's plaintexts, random numbers below the modulus, some
+ * with leading zero bytes left out). Where the default provider rejects
+ * implicitly (OpenSSL 3.2 and later), both must return the same message
+ * for each (the synthetic one for a bad padding); where it does not, both
+ * refuse the same ones. Then again with implicit rejection off, by
+ * parameter and by pad-mode 8, where the default provider knows those.
+ */
+static void enc_synthetic(EVP_PKEY *k, cpt_rng *r)
+{
+    static const struct pspec modes[][MAX_PARAMS] = {
+        { { NULL } },
+        { { IMPLICIT, 'u', NULL, 0 } },
+        { { PAD, 'i', NULL, PAD_NO_IMPLICIT } },
+    };
+    static const char *const mode_name[] = { "default", "implicit-rejection 0", "pad-mode 8" };
+    size_t n = (size_t)EVP_PKEY_get_size(k);
+    char what[200];
+
+    for (size_t m = 0; m < NELEM(modes); m++) {
+        unsigned agree = 0, synthetic = 0;
+
+        for (int i = 0; i < 40; i++) {
+            unsigned char ct[1024], em[1024];
+            size_t len = n;
+            struct outcome o[2];
+            EVP_PKEY_CTX *raw = EVP_PKEY_CTX_new_from_pkey(g_side[0].lc, k, g_side[0].propq);
+
+            if (synthetic_plain(em, n, i, r)) {
+                if (raw == NULL || EVP_PKEY_encrypt_init(raw) <= 0
+                    || EVP_PKEY_CTX_set_rsa_padding(raw, RSA_NO_PADDING) <= 0
+                    || EVP_PKEY_encrypt(raw, ct, &len, em, n) <= 0)
+                    cpt_check(0, "raw RSA encryption with the default provider");
+            } else {
+                cpt_rng_fill(r, ct, n);
+                ct[0] = 0; /* below the modulus */
+                if (i % 9 == 8) { /* a number with leading zeros left out */
+                    ct[1] = 0;
+                    len = n - 2;
+                    memmove(ct, ct + 2, len);
+                }
+            }
+            EVP_PKEY_CTX_free(raw);
+            ERR_clear_error();
+            snprintf(what, sizeof(what), "%zu-bit key, %s, ciphertext %d (kind %d) of %zu bytes", 8 * n,
+                mode_name[m], i, i % 9, len);
+            for (int s = 0; s < 2; s++) {
+                EVP_PKEY_CTX *c;
+
+                memset(&o[s], 0, sizeof(o[s]));
+                if ((c = enc_ctx(s, k, modes[m], what, 1, 1, &o[s])) == NULL)
+                    continue;
+                o[s].outlen = sizeof(o[s].out);
+                if (EVP_PKEY_decrypt(c, o[s].out, &o[s].outlen, ct, len) <= 0)
+                    fail_at(&o[s], 3);
+                EVP_PKEY_CTX_free(c);
+            }
+            compare(what, &o[0], &o[1]);
+            if (o[0].step == 0 && o[1].step == 0) {
+                synthetic++;
+                agree += cpt_check(o[0].outlen == o[1].outlen && memcmp(o[0].out, o[1].out, o[0].outlen) == 0,
+                    "%s: both providers decrypt to the same bytes (%zu and %zu)", what, o[0].outlen, o[1].outlen);
+            }
+        }
+        cpt_info("%zu-bit key, %s: %u of 40 ciphertexts decrypted (alike on both: %u)", 8 * n,
+            mode_name[m], synthetic, agree);
+    }
+}
+
 static void test_enc(void)
 {
     if (!make_keys())
@@ -517,6 +653,16 @@ static void test_enc(void)
     for (size_t i = 0; i < NELEM(enc_cases); i++)
         for (int at_init = 0; at_init < 2; at_init++)
             enc_run(&enc_cases[i], at_init);
+    {
+        cpt_rng r = { { 9, 10, 11, 12 } };
+        EVP_PKEY *k3072 = keygen("RSA", 3072, NULL, -1);
+
+        enc_synthetic(g_rsa512, &r);
+        enc_synthetic(g_rsa2048, &r);
+        if (CPT_CHECK(k3072 != NULL, "an RSA-3072 key"))
+            enc_synthetic(k3072, &r);
+        EVP_PKEY_free(k3072);
+    }
     free_keys();
 }
 
