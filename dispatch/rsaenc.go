@@ -91,7 +91,7 @@ func (rsaEnc) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			d := oaepDigestByName(v)
 			switch {
 			case !ok:
-				err = errorf(ReasonBadParameter, "parameter %q must be a string", name)
+				err = errorf(paramTypeReason(p, TypeUTF8), "parameter %q must be a string", name)
 			case d == nil:
 				err = errorf(ReasonUnsupported, "parameter %q: digest %q not supported", name, v)
 			case name == "digest":
@@ -106,7 +106,7 @@ func (rsaEnc) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			v, ok := p.Uint64()
 			switch {
 			case !ok || v > 0xffffffff:
-				err = errorf(ReasonBadParameter, "parameter %q must be an unsigned int", name)
+				err = errorf(paramTypeReason(p, TypeInteger, TypeUnsigned), "parameter %q must be an unsigned int", name)
 			case name == "tls-client-version":
 				c.clientVer = uint32(v)
 			case name == "tls-negotiated-version":
@@ -187,10 +187,16 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 		}
 		copy(em[l-len(in):], in)
 	case rsaPadOAEP:
-		d := c.oaepDigest()
+		d, mgf := c.oaepDigest(), c.mgf1Digest(c.oaepDigest())
+		if err := oaepXOFCheck(env, d); err != nil {
+			return 0, false, err
+		}
 		hl := d.size
 		if len(in) > l-2*hl-2 {
 			return 0, false, errorf(ReasonDataTooLargeForKeySize, "input of %d bytes too long for OAEP with a %d-byte key", len(in), l)
+		}
+		if err := oaepXOFCheck(env, mgf); err != nil {
+			return 0, false, err
 		}
 		seed, db := em[1:1+hl], em[1+hl:]
 		lh := d.newHash()
@@ -201,7 +207,6 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 		if _, err := rand.Read(seed); err != nil {
 			return 0, false, errorf(ReasonOperationFailed, "OAEP seed: %v", err)
 		}
-		mgf := c.mgf1Digest(d)
 		mgf1XOR(db, mgf.newHash, seed)
 		mgf1XOR(seed, mgf.newHash, db)
 	default:
@@ -209,6 +214,16 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 	}
 	pending, err := rsaPublic(env, k, em, unsafe.Slice((*byte)(out), l), w)
 	return l, pending, err
+}
+
+// oaepXOFCheck refuses SHAKE as an OAEP or MGF1 digest where the running
+// OpenSSL does: since 3.4 SHAKE has no default output length, and OAEP
+// takes a digest's length from it (EVP_MD_get_size, 0).
+func oaepXOFCheck(env *Env, d *digest) *Error {
+	if _, xof := d.newHash().(*xofHash); xof && env.openSSLAtLeast(3, 4) {
+		return errorf(ReasonInvalidLength, "%s has no output length for OAEP (OpenSSL 3.4 and later)", d.names[0])
+	}
+	return nil
 }
 
 func (c *rsaEncCtx) mgf1Digest(d *digest) *digest {
@@ -258,6 +273,14 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 	}
 	if c.pad == rsaPadTLS && c.clientVer == 0 {
 		return 0, false, errorf(ReasonBadTLSClientVersion, "TLS padding needs tls-client-version")
+	}
+	if c.pad == rsaPadOAEP {
+		d := c.oaepDigest()
+		for _, x := range []*digest{d, c.mgf1Digest(d)} {
+			if err := oaepXOFCheck(env, x); err != nil {
+				return 0, false, err
+			}
+		}
 	}
 	// Drawn before the decryption, so that a failure costs the same.
 	var fake [tlsPMSLen]byte
@@ -482,7 +505,7 @@ func tlsUnpad(out, em, fake []byte, clientVer, altVer uint32) {
 
 // oaepDigests are the digests OAEP takes beyond the signatures' ones: the
 // default provider's OAEP takes any digest it can fetch, an XOF with its
-// default output length (EVP_MD_get_size).
+// default output length (EVP_MD_get_size) where it has one (before 3.4).
 var oaepDigests = []*digest{
 	{101, []string{"MD5", "SSL3-MD5", "1.2.840.113549.2.5"}, 16, md5.New, nil},
 	{102, []string{"SHAKE-128", "SHAKE128", "2.16.840.1.101.3.4.2.11"}, 16, func() hash.Hash { return &xofHash{sha3.NewSHAKE128(), 16} }, nil},
