@@ -17,8 +17,10 @@
  *            ciphertexts of 512 to 3072-bit keys decrypted to the same
  *            synthetic messages); parameters given at init and set after
  *   sig      pad modes, digests and MGF1 digests, salt lengths (numbers,
- *            digest/max/auto, negative, too large for the key, as integers
- *            and strings), RSA-PSS keys' restrictions, key sizes too small
+ *            digest/max/auto/auto-digestmax, negative, too large for the
+ *            key, as integers and strings; the salt a PSS signature gets
+ *            is as long as the default provider's), RSA-PSS keys'
+ *            restrictions, key sizes too small
  *   errors   other refusals: an EC key whose halves do not match, a digest's
  *            size asked for as an octet string, HMAC over SHAKE128
  *   stats    with --stats-dir: cptprov's RSA counters moved
@@ -739,6 +741,11 @@ static const struct sig_case sig_cases[] = {
     { "salt \"digest\"", K_RSA, "SHA256", { PSS, { SALT, 's', "digest" } } },
     { "salt \"max\"", K_RSA, "SHA256", { PSS, { SALT, 's', "max" } } },
     { "salt \"auto\"", K_RSA, "SHA256", { PSS, { SALT, 's', "auto" } } },
+    { "salt \"auto-digestmax\"", K_RSA, "SHA256", { PSS, { SALT, 's', "auto-digestmax" } } },
+    { "salt -5", K_RSA, "SHA256", { PSS, { SALT, 'i', NULL, -5 } } },
+    { "salt \"-4\"", K_RSA, "SHA256", { PSS, { SALT, 's', "-4" } } },
+    { "salt -4, SHA512 on 512 bits", K_SMALL, "SHA512", { PSS, { SALT, 'i', NULL, -4 } } },
+    { "salt -4, SHA256 on 512 bits", K_SMALL, "SHA256", { PSS, { SALT, 'i', NULL, -4 } } },
     { "salt \"32\"", K_RSA, "SHA256", { PSS, { SALT, 's', "32" } } },
     { "salt \"-3\"", K_RSA, "SHA256", { PSS, { SALT, 's', "-3" } } },
     { "salt \"-9\"", K_RSA, "SHA256", { PSS, { SALT, 's', "-9" } } },
@@ -756,6 +763,9 @@ static const struct sig_case sig_cases[] = {
     { "restricted key, salt 40", K_PSS, "SHA256", { { SALT, 'i', NULL, 40 } } },
     { "restricted key, salt digest", K_PSS, "SHA256", { { SALT, 's', "digest" } } },
     { "restricted key, salt auto", K_PSS, "SHA256", { { SALT, 's', "auto" } } },
+    { "restricted key, salt auto-digestmax", K_PSS, "SHA256", { { SALT, 's', "auto-digestmax" } } },
+    { "restricted key, salt -4", K_PSS, "SHA256", { { SALT, 'i', NULL, -4 } } },
+    { "restricted key, salt -2", K_PSS, "SHA256", { { SALT, 'i', NULL, -2 } } },
     { "restricted key, pkcs1", K_PSS, "SHA256", { { SPAD, 'i', NULL, RSA_PKCS1_PADDING } } },
     { "restricted key, none", K_PSS, NULL, { { SPAD, 'i', NULL, RSA_NO_PADDING } }, 256 },
     { "pss key, SHA384", K_PSS_FREE, "SHA384", { { NULL } } },
@@ -826,6 +836,38 @@ end:
         EVP_PKEY_CTX_free(c);
 }
 
+/*
+ * Which salt lengths a PSS signature verifies under (by the default
+ * provider): bit 0 "digest", bit 1 "max"; -1 when the case is not PSS.
+ * Two signatures with the same bits have salts of the same kind: the
+ * default length changed in OpenSSL 3.1 ("auto-digestmax").
+ */
+static int salt_probe(const struct sig_case *sc, const unsigned char *tbs, size_t tbslen,
+    const struct outcome *sig)
+{
+    static const char *const lens[] = { "digest", "max" };
+    int bits = 0, pss = sc->key == K_PSS || sc->key == K_PSS_FREE;
+
+    for (int i = 0; i < MAX_PARAMS && sc->p[i].key != NULL; i++)
+        if (strcmp(sc->p[i].key, SPAD) == 0)
+            pss = sc->p[i].type == 'i' ? sc->p[i].i == RSA_PKCS1_PSS_PADDING : strcmp(sc->p[i].s, "pss") == 0;
+    if (!pss || sc->md == NULL)
+        return -1;
+    for (int b = 0; b < 2; b++) {
+        struct sig_case probe = *sc;
+        struct outcome o;
+        int n = 0;
+
+        while (n < MAX_PARAMS - 1 && probe.p[n].key != NULL)
+            n++;
+        probe.p[n] = (struct pspec){ SALT, 's', lens[b] };
+        sig_one(0, &probe, 1, tbs, tbslen, sig->out, sig->outlen, &o);
+        ERR_clear_error();
+        bits |= (o.step == 0) << b;
+    }
+    return bits;
+}
+
 static void sig_run(const struct sig_case *sc)
 {
     unsigned char tbs[512];
@@ -844,6 +886,12 @@ static void sig_run(const struct sig_case *sc)
         && sc->key != K_PSS && sc->key != K_PSS_FREE)
         cpt_check(sign[0].outlen == sign[1].outlen && memcmp(sign[0].out, sign[1].out, sign[0].outlen) == 0,
             "%s: both providers make the same signature", what);
+    if (sign[0].step == 0 && sign[1].step == 0) {
+        int a = salt_probe(sc, tbs, tbslen, &sign[0]), b = salt_probe(sc, tbs, tbslen, &sign[1]);
+
+        cpt_check(a == b, "%s: the salt lengths differ (verified as digest/max: default's %d, cptprov's %d)",
+            what, a, b);
+    }
     for (int e = 0; e < 2; e++) {
         if (sign[e].step != 0)
             continue;
