@@ -12,7 +12,7 @@
 #                    against the host's OpenSSL 3.0 headers, which the
 #                    hostbuild group of tests/run.sh loads into OpenSSL 3.5
 #   /tmp             build/debian13/tmp (the test logs, kept for a look after
-#                    a failure, emptied at the start of the next run)
+#                    a failure, emptied at the start of the next suite run)
 #   /usr/local/go    the host's Go toolchain, read-only (Go is no Debian
 #                    package here)
 #   /run/cptprov-host-ca.crt  the host's CA certificates, read-only, for
@@ -181,7 +181,9 @@ flock -s 9
 mkdir -p "$work/build" "$work/tmp"
 exec 8>"$work/lock"
 flock 8
-find "$work/tmp" -mindepth 1 -delete
+# A suite run starts with an empty /tmp; a -c command keeps the last
+# suite's logs.
+[ -n "$command" ] || find "$work/tmp" -mindepth 1 -delete
 mnt --bind -o ro "$goroot" "$root/usr/local/go"
 mnt --bind -o ro "$repo" "$root/src"
 mnt --bind -o ro "$repo/build" "$root/hostbuild"
