@@ -77,10 +77,33 @@ if [ -z "${CPT_DEBIAN13_NS:-}" ]; then
 	command -v go >/dev/null || fail "Go is missing (see tests/deps.sh)"
 	[ -f "$repo/build/cptprov.so" ] && [ -f "$repo/build/libcptgo.so" ] ||
 		fail "missing the host's build/cptprov.so (make all)"
-	# --kill-child: should this process be killed, its child (the namespace's
-	# first process) is too, and with it the namespaces and their mounts.
+	# unshare waits for its child ignoring INT and TERM: this shell hands
+	# them to the child, the namespaces' first process, whose end takes
+	# every process inside with it (and that of the namespaces their
+	# mounts). --kill-child: the same when unshare itself is killed.
 	export CPT_DEBIAN13_NS=1
-	exec unshare --mount --propagation private --pid --fork --kill-child -- "$0" "$@"
+	unshare --mount --propagation private --pid --fork --kill-child -- "$0" "$@" <&0 &
+	ns=$!
+	stop() {
+		local init
+		init=$(pgrep -P "$ns") || return 0
+		kill -TERM "$init" 2>/dev/null
+		for _ in $(seq 50); do
+			kill -0 "$init" 2>/dev/null || return 0
+			sleep 0.2
+		done
+		kill -KILL "$init" 2>/dev/null
+	}
+	trap stop INT TERM
+	# wait returns early for a trapped signal: until unshare is gone.
+	rc=0
+	wait "$ns" || rc=$?
+	while kill -0 "$ns" 2>/dev/null; do
+		rc=0
+		wait "$ns" || rc=$?
+	done
+	closed=1 # the namespace's shell printed the closing line
+	exit "$rc"
 fi
 
 # From here on: the first process of private mount and PID namespaces.
@@ -105,6 +128,13 @@ unmount_all() {
 trap 'unmount_all; close' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# bg_wait command...: runs it so that INT or TERM act at once (bash runs a
+# trap only once the foreground command it waits for has ended).
+bg_wait() {
+	"$@" <&0 &
+	wait $!
+}
 
 # mnt [mount options...] SOURCE TARGET: mounts and records TARGET.
 mnt() {
@@ -133,7 +163,7 @@ if [ ! -f "$root/.cptprov-root" ]; then
 	# Into a new directory, renamed when complete: an interrupted debootstrap
 	# leaves nothing that looks like a root.
 	rm -rf --one-file-system "$root.new"
-	debootstrap --variant=minbase trixie "$root.new" "$mirror" >"$root.new.log" 2>&1 ||
+	bg_wait debootstrap --variant=minbase trixie "$root.new" "$mirror" >"$root.new.log" 2>&1 ||
 		{ tail -20 "$root.new.log" >&2; fail "debootstrap failed (log $root.new.log)"; }
 	# Packages must not start their services in the root: nginx would listen
 	# on the host's port 80.
@@ -165,10 +195,10 @@ if [ "$(cat "$root/.cptprov-packages" 2>/dev/null)" != "$want" ] ||
 	[ -n "$(find "$root/.cptprov-packages" -mtime "+$refresh_days" 2>/dev/null)" ]; then
 	echo "debian13: apt-get install ${packages[*]}"
 	start=$SECONDS
-	in_root apt-get update -qq >/dev/null || fail "apt-get update in the root failed"
-	in_root apt-get -y -qq -o Dpkg::Options::=--force-confold upgrade >/dev/null ||
+	bg_wait in_root apt-get update -qq >/dev/null || fail "apt-get update in the root failed"
+	bg_wait in_root apt-get -y -qq -o Dpkg::Options::=--force-confold upgrade >/dev/null ||
 		fail "apt-get upgrade in the root failed"
-	in_root apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null ||
+	bg_wait in_root apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null ||
 		fail "apt-get install in the root failed"
 	in_root apt-get clean
 	echo "$want" >"$root/.cptprov-packages"
@@ -193,7 +223,7 @@ mnt --bind "$work/tmp" "$root/tmp"
 # The host's CA certificates for Go's module proxy: its way out may pass a
 # proxy that only the host trusts.
 mnt --bind -o ro /etc/ssl/certs/ca-certificates.crt "$root/run/cptprov-host-ca.crt"
-in_root sh -c 'cd /src && SSL_CERT_FILE=/run/cptprov-host-ca.crt GOTOOLCHAIN=local GOFLAGS=-buildvcs=false go mod download' ||
+bg_wait in_root sh -c 'cd /src && SSL_CERT_FILE=/run/cptprov-host-ca.crt GOTOOLCHAIN=local GOFLAGS=-buildvcs=false go mod download' ||
 	fail "go mod download failed"
 echo "debian13: $(in_root openssl version), $(in_root nginx -v 2>&1), $(in_root haproxy -v | head -1)"
 
@@ -213,11 +243,16 @@ run_offline() { # command (sh, in /src)
 set +e
 if [ -n "$command" ]; then
 	closed=1
-	run_offline "$command"
+	bg_wait run_offline "$command"
 	exit
 fi
-run_offline "make -s test-build && exec tests/run.sh ${groups[*]}" 2>&1 | tee "$work/suite.log"
-rc=${PIPESTATUS[0]}
+rm -f "$work/suite.rc"
+{
+	run_offline "make -s test-build && exec tests/run.sh ${groups[*]}"
+	echo $? >"$work/suite.rc"
+} 2>&1 | tee "$work/suite.log" &
+wait $!
+rc=$(cat "$work/suite.rc" 2>/dev/null || echo 1)
 closed=1
 if ! tail -1 "$work/suite.log" | grep -qE '^[0-9]+ passed, [0-9]+ failed$'; then
 	[ "$rc" -ne 124 ] || echo "debian13: the suite ran out of its $suite_timeout s"
