@@ -18,7 +18,7 @@ PROV_HDR := $(wildcard provider/*.h)
 GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -name '*_test.go') go.mod
 TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test $(BUILD)/stitched_test $(BUILD)/abandon_test $(BUILD)/fault_test $(BUILD)/fuzz_evp $(BUILD)/callback_test $(BUILD)/tls_groups $(BUILD)/params_test $(BUILD)/rsakey_test $(BUILD)/libctx_test
 
-.PHONY: all test unit ctest itest demo install bench bench-quick bench-detail deps vet clean fuzz-long
+.PHONY: all test test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet clean fuzz-long
 
 all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(BUILD)/cptstat
 
@@ -67,6 +67,15 @@ itest: all
 # Everything, with one closing "N passed, N failed" line.
 test: deps vet all $(TEST_BIN)
 	tests/run.sh
+
+# What make test builds, without vet and without running anything.
+test-build: deps all $(TEST_BIN)
+
+# The whole suite again inside a Debian 13 root (OpenSSL 3.5, nginx 1.26,
+# haproxy 3.0; made with debootstrap, cached in /var/cache/cptprov), which
+# also loads the host's build/cptprov.so: see tests/debian13.sh. As root.
+test-debian13: all
+	tests/debian13.sh
 
 demo: deps all
 	tests/demo.sh

@@ -26,6 +26,10 @@ type Env struct {
 	// release; OnCheckFailed (may be nil) hears of each, for the log.
 	Checks        CheckCounters
 	OnCheckFailed func(CheckEvent)
+	// OpenSSL is OpenSSL_version_num() of the libcrypto the provider runs
+	// in (0: unknown, taken as 3.0): where the default providers of 3.0 to
+	// 3.5 differ, cptprov does what the one of the running version does.
+	OpenSSL uint64
 
 	keyIDs  atomic.Uint64
 	pidTag  uint64
@@ -117,6 +121,12 @@ func NewEnv(se, ae *cptdrv.Queue, c *stats.Counters, forget func(uint64), pid in
 		}
 	}
 	return e
+}
+
+// openSSLAtLeast reports whether the running OpenSSL is major.minor or
+// later.
+func (e *Env) openSSLAtLeast(major, minor uint64) bool {
+	return e.OpenSSL >= major<<28|minor<<20
 }
 
 func (e *Env) newKeyID() uint64 { return e.pidTag | e.keyIDs.Add(1)&0xffffffff }

@@ -76,6 +76,10 @@ const (
 	ReasonPubExponentOutOfRange               Reason = 1016 // RSA_R_'s 178 is taken here
 	ReasonIQMPNotInverseOfQ                   Reason = 1017 // RSA_R_'s 126 is taken here
 	ReasonInvalidModulus                      Reason = 1018 // RSA_R_'s 174 is taken here
+	ReasonInvalidLength                       Reason = 181  // RSA_R_
+	// ReasonParamOfIncompatibleType: what OpenSSL 3.5's OSSL_PARAM_get_*
+	// raise for a parameter of another type (3.0's raise nothing).
+	ReasonParamOfIncompatibleType Reason = 1021 // CRYPTO_R_'s 129 is ReasonQNotPrime here
 )
 
 // Error is an operation failure with the reason OpenSSL will show. Next,

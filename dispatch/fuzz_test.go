@@ -72,6 +72,18 @@ func FuzzPKCS1Unpad(f *testing.F) {
 		if n != want || good != wantGood {
 			t.Fatalf("%x: (%d, %d), want (%d, %d)", em, n, good, want, wantGood)
 		}
+		// Implicit rejection: the message of a good padding, else the
+		// tail of the synthetic message, never longer than a padding
+		// allows.
+		kdk := rsaKDK(em, em)
+		out := make([]byte, len(em))
+		m := out[:pkcs1ImplicitUnpad(out, em, kdk)]
+		if good == 1 && !bytes.Equal(m, em[len(em)-n:]) {
+			t.Fatalf("%x: implicit rejection returned %x for a good padding", em, m)
+		}
+		if syn := rsaPRF(kdk, "message", len(em)); good == 0 && (len(m) > len(em)-10 || !bytes.Equal(m, syn[len(em)-len(m):])) {
+			t.Fatalf("%x: implicit rejection returned %x, not a tail of %x", em, m, syn)
+		}
 	})
 }
 

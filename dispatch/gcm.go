@@ -29,7 +29,11 @@ type gcmCtx struct {
 	ivLen   uint32 // 0 means the default 12
 	ivState uint8
 	ivGen   bool // TLS 1.2: IV fixed part set, explicit part generated or received
-	iv      [gcmMaxIVLen]byte
+	// ivRand: the context drew (part of) an IV itself, for an encryption
+	// without one or a TLS fixed IV; for the life of the context, as
+	// OpenSSL's "iv-generated".
+	ivRand bool
+	iv     [gcmMaxIVLen]byte
 }
 
 // gcm is AES-GCM: the AEAD skeleton (aeadCore) with GCM's IV handling.
@@ -101,6 +105,7 @@ func (c *gcmCtx) prepare() *Error {
 			return errorf(ReasonOperationFailed, "generating an IV: %v", err)
 		}
 		c.ivState = ivBuffered
+		c.ivRand = true
 	}
 	if c.ivState == ivBuffered {
 		n := c.ivLength()
@@ -226,6 +231,15 @@ func (g gcm) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			}
 		case "tlsivgen":
 			err = c.ivGenerate(p)
+		case "iv-generated":
+			// Unknown to OpenSSL before 3.4, whose GCM ignores it then.
+			if env.openSSLAtLeast(3, 4) {
+				v := uint64(0)
+				if c.ivRand {
+					v = 1
+				}
+				err = setUint(p, name, v)
+			}
 		}
 		return err == nil
 	})
@@ -325,6 +339,7 @@ func (c *gcmCtx) setIVFixed(p *Param) *Error {
 			if _, err := rand.Read(c.iv[len(v):n]); err != nil {
 				return errorf(ReasonOperationFailed, "generating an IV: %v", err)
 			}
+			c.ivRand = true
 		}
 	}
 	c.ivGen = true

@@ -209,6 +209,18 @@ func (p *Param) SetOctets(v []byte) bool {
 	return false
 }
 
+// paramTypeReason is the reason for a parameter that could not be read:
+// ReasonParamOfIncompatibleType when its type is none of types (as OpenSSL
+// 3.5's OSSL_PARAM_get_* say), else ReasonBadParameter.
+func paramTypeReason(p *Param, types ...uint32) Reason {
+	for _, t := range types {
+		if p.DataType == t {
+			return ReasonBadParameter
+		}
+	}
+	return ReasonParamOfIncompatibleType
+}
+
 // UTF8 returns the value of a UTF8_STRING parameter (without the NUL that
 // some callers count in the size).
 func (p *Param) UTF8() (string, bool) {

@@ -1,7 +1,9 @@
 package dispatch
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"unsafe"
 
@@ -18,7 +20,10 @@ const (
 	rsaPadOAEP = 4
 	rsaPadX931 = 5
 	rsaPadTLS  = 7 // RSA_PKCS1_WITH_TLS_PADDING
-	tlsPMSLen  = 48
+	// rsaPadPKCS1Explicit is PKCS#1 v1.5 decryption without implicit
+	// rejection (RSA_PKCS1_NO_IMPLICIT_REJECT_PADDING, OpenSSL 3.2).
+	rsaPadPKCS1Explicit = 8
+	tlsPMSLen           = 48
 
 	OpEncrypt = 1
 	OpDecrypt = 2
@@ -34,6 +39,10 @@ type rsaEncCtx struct {
 	mgf1      uint32 // 0: the OAEP digest
 	clientVer uint32
 	altVer    uint32
+	// implicitRejection is "implicit-rejection" (OpenSSL 3.2 and later; 1
+	// unless set): PKCS#1 v1.5 decryption answers a bad padding with a
+	// synthetic message rather than an error.
+	implicitRejection uint32
 }
 
 func (rsaEnc) Name() string       { return "RSA" }
@@ -47,7 +56,7 @@ func (rsaEnc) Init(env *Env, st, key unsafe.Pointer, op int, params Params) *Err
 	if op == OpDecrypt && k.head.Has&KeyHasPrivate == 0 {
 		return errorf(ReasonMissingKey, "RSA decryption needs a private key")
 	}
-	*c = rsaEncCtx{op: uint32(op), pad: rsaPadPKCS1}
+	*c = rsaEncCtx{op: uint32(op), pad: rsaPadPKCS1, implicitRejection: 1}
 	return rsaEnc{}.SetParams(env, st, params)
 }
 
@@ -76,7 +85,7 @@ func (rsaEnc) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			d := oaepDigestByName(v)
 			switch {
 			case !ok:
-				err = errorf(ReasonBadParameter, "parameter %q must be a string", name)
+				err = errorf(paramTypeReason(p, TypeUTF8), "parameter %q must be a string", name)
 			case d == nil:
 				err = errorf(ReasonUnsupported, "parameter %q: digest %q not supported", name, v)
 			case name == "digest":
@@ -84,14 +93,20 @@ func (rsaEnc) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			default:
 				c.mgf1 = d.id
 			}
-		case "tls-client-version", "tls-negotiated-version":
+		case "tls-client-version", "tls-negotiated-version", "implicit-rejection":
+			if name == "implicit-rejection" && !env.openSSLAtLeast(3, 2) {
+				break // unknown to OpenSSL 3.0 and 3.1
+			}
 			v, ok := p.Uint64()
-			if !ok || v > 0xffffffff {
-				err = errorf(ReasonBadParameter, "parameter %q must be an unsigned int", name)
-			} else if name == "tls-client-version" {
+			switch {
+			case !ok || v > 0xffffffff:
+				err = errorf(paramTypeReason(p, TypeInteger, TypeUnsigned), "parameter %q must be an unsigned int", name)
+			case name == "tls-client-version":
 				c.clientVer = uint32(v)
-			} else {
+			case name == "tls-negotiated-version":
 				c.altVer = uint32(v)
+			default:
+				c.implicitRejection = uint32(v)
 			}
 		}
 		return err == nil
@@ -118,6 +133,10 @@ func (rsaEnc) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 			err = setUint(p, name, uint64(c.clientVer))
 		case "tls-negotiated-version":
 			err = setUint(p, name, uint64(c.altVer))
+		case "implicit-rejection":
+			if env.openSSLAtLeast(3, 2) {
+				err = setUint(p, name, uint64(c.implicitRejection))
+			}
 		}
 		return err == nil
 	})
@@ -162,10 +181,16 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 		}
 		copy(em[l-len(in):], in)
 	case rsaPadOAEP:
-		d := c.oaepDigest()
+		d, mgf := c.oaepDigest(), c.mgf1Digest(c.oaepDigest())
+		if err := oaepXOFCheck(env, d); err != nil {
+			return 0, false, err
+		}
 		hl := d.size
 		if len(in) > l-2*hl-2 {
 			return 0, false, errorf(ReasonDataTooLargeForKeySize, "input of %d bytes too long for OAEP with a %d-byte key", len(in), l)
+		}
+		if err := oaepXOFCheck(env, mgf); err != nil {
+			return 0, false, err
 		}
 		seed, db := em[1:1+hl], em[1+hl:]
 		lh := d.newHash()
@@ -176,7 +201,6 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 		if _, err := rand.Read(seed); err != nil {
 			return 0, false, errorf(ReasonOperationFailed, "OAEP seed: %v", err)
 		}
-		mgf := c.mgf1Digest(d)
 		mgf1XOR(db, mgf.newHash, seed)
 		mgf1XOR(seed, mgf.newHash, db)
 	default:
@@ -184,6 +208,16 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 	}
 	pending, err := rsaPublic(env, k, em, unsafe.Slice((*byte)(out), l), w)
 	return l, pending, err
+}
+
+// oaepXOFCheck refuses SHAKE as an OAEP or MGF1 digest where the running
+// OpenSSL does: since 3.4 SHAKE has no default output length, and OAEP
+// takes a digest's length from it (EVP_MD_get_size, 0).
+func oaepXOFCheck(env *Env, d *digest) *Error {
+	if _, xof := d.newHash().(*shakeHash); xof && env.openSSLAtLeast(3, 4) {
+		return errorf(ReasonInvalidLength, "%s has no output length for OAEP (OpenSSL 3.4 and later)", d.names[0])
+	}
+	return nil
 }
 
 func (c *rsaEncCtx) mgf1Digest(d *digest) *digest {
@@ -234,6 +268,14 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 	if c.pad == rsaPadTLS && c.clientVer == 0 {
 		return 0, false, errorf(ReasonBadTLSClientVersion, "TLS padding needs tls-client-version")
 	}
+	if c.pad == rsaPadOAEP {
+		d := c.oaepDigest()
+		for _, x := range []*digest{d, c.mgf1Digest(d)} {
+			if err := oaepXOFCheck(env, x); err != nil {
+				return 0, false, err
+			}
+		}
+	}
 	// Drawn before the decryption, so that a failure costs the same.
 	var fake [tlsPMSLen]byte
 	if c.pad == rsaPadTLS {
@@ -241,14 +283,30 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 			return 0, false, errorf(ReasonOperationFailed, "drawing a substitute secret: %v", err)
 		}
 	}
+	// OpenSSL 3.2 made implicit rejection PKCS#1 v1.5's default, and
+	// pad-mode 8 the way to ask for the padding error instead.
+	pad := c.pad
+	var kdk []byte
+	if env.openSSLAtLeast(3, 2) {
+		switch {
+		case pad == rsaPadPKCS1Explicit:
+			pad = rsaPadPKCS1
+		case pad == rsaPadPKCS1 && c.implicitRejection != 0:
+			kdk = rsaKDK(k.d[:l], in)
+		}
+	}
 	block := dmaScratch(env, l)
 	dst := unsafe.Slice((*byte)(out), outsize)
 	// The completion may run after the C side has changed its label.
-	pad, md, mgf, label := c.pad, c.oaepDigest(), c.mgf1Digest(c.oaepDigest()), append([]byte(nil), label...)
+	md, mgf, label := c.oaepDigest(), c.mgf1Digest(c.oaepDigest()), append([]byte(nil), label...)
 	clientVer, altVer := c.clientVer, c.altVer
+	release := func() {
+		clear(kdk)
+		block.release()
+	}
 	finish := func() (int, *Error) {
 		em := block.b
-		defer block.release()
+		defer release()
 		switch pad {
 		case rsaPadNone:
 			if len(dst) < l {
@@ -259,6 +317,9 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 			tlsUnpad(dst[:tlsPMSLen], em, fake[:], clientVer, altVer)
 			return tlsPMSLen, nil
 		case rsaPadPKCS1:
+			if kdk != nil {
+				return pkcs1ImplicitUnpad(dst, em, kdk), nil
+			}
 			n, ok := pkcs1Unpad(em)
 			if ok != 1 || n > len(dst) {
 				return 0, errorf(ReasonPKCSDecodingError, "RSA decryption failed (PKCS#1 v1.5)")
@@ -274,9 +335,9 @@ func (rsaEnc) Decrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 		return 0, errorf(ReasonUnknownPaddingType, "padding %d cannot decrypt", int32(pad))
 	}
 	// The private operation, then the unpadding once the block is there.
-	pending, err := rsaPrivate(env, k, in, block.b, wrapWaiter(w, finish, block.release))
+	pending, err := rsaPrivate(env, k, in, block.b, wrapWaiter(w, finish, release))
 	if err != nil {
-		block.release()
+		release()
 		return 0, false, err
 	}
 	if pending {
@@ -324,6 +385,67 @@ func pkcs1Unpad(em []byte) (int, int) {
 	good &= ^lookingForZero & 1
 	good &= subtle.ConstantTimeLessOrEq(2+8, zeroIndex) // eight padding bytes at least
 	return subtle.ConstantTimeSelect(good, len(em)-zeroIndex-1, 0), good
+}
+
+// rsaKDK is the key-derivation key of implicit rejection for ciphertext c
+// (as long as the modulus) under private exponent d (as long too): HMAC-
+// SHA256 keyed with SHA-256(d) over c, as OpenSSL's derive_kdk.
+func rsaKDK(d, c []byte) []byte {
+	dh := sha256.Sum256(d)
+	defer clear(dh[:])
+	m := hmac.New(sha256.New, dh[:])
+	m.Write(c)
+	return m.Sum(nil)
+}
+
+// rsaPRF is the pseudo-random function of implicit rejection (OpenSSL's
+// ossl_rsa_prf): n bytes of HMAC-SHA256 under kdk over a 16-bit counter,
+// label and the output length in bits (16 bits: n is at most a modulus).
+func rsaPRF(kdk []byte, label string, n int) []byte {
+	out := make([]byte, 0, n+sha256.Size)
+	m := hmac.New(sha256.New, kdk)
+	for iter := 0; len(out) < n; iter++ {
+		m.Reset()
+		m.Write([]byte{byte(iter >> 8), byte(iter)})
+		m.Write([]byte(label))
+		m.Write([]byte{byte(n * 8 >> 8), byte(n * 8)})
+		out = m.Sum(out)
+	}
+	return out[:n]
+}
+
+// rsaSyntheticTries is how many candidate lengths of the synthetic message
+// implicit rejection draws (the last one short enough wins).
+const rsaSyntheticTries = 128
+
+// pkcs1ImplicitUnpad is EME-PKCS1-v1_5 decoding with implicit rejection
+// (OpenSSL's ossl_rsa_padding_check_PKCS1_type_2): a bad padding yields a
+// synthetic message derived from kdk instead of an error, the same one for
+// the same key and ciphertext, so that neither the outcome nor the time
+// nor the memory touched tells a bad padding from a good one. Writes the
+// message to out (at least len(em) bytes) and returns its length.
+func pkcs1ImplicitUnpad(out, em, kdk []byte) int {
+	l := len(em)
+	synthetic := rsaPRF(kdk, "message", l)
+	lengths := rsaPRF(kdk, "length", 2*rsaSyntheticTries)
+	maxLen := l - 2 - 8 // 00 02, eight bytes of padding at least
+	mask := maxLen
+	mask |= mask >> 1
+	mask |= mask >> 2
+	mask |= mask >> 4
+	mask |= mask >> 8
+	synLen := 0
+	for i := 0; i < len(lengths); i += 2 {
+		cand := (int(lengths[i])<<8 | int(lengths[i+1])) & mask
+		synLen = subtle.ConstantTimeSelect(subtle.ConstantTimeLessOrEq(cand+1, maxLen), cand, synLen)
+	}
+	n, good := pkcs1Unpad(em)
+	// Where the message starts is no secret: either message is as likely.
+	start := subtle.ConstantTimeSelect(good, l-n, l-synLen)
+	for i := start; i < l; i++ {
+		out[i-start] = byte(subtle.ConstantTimeSelect(good, int(em[i]), int(synthetic[i])))
+	}
+	return l - start
 }
 
 // oaepUnpad is EME-OAEP decoding (RFC 8017 section 7.1.2) in constant time.

@@ -26,7 +26,19 @@ const (
 	saltDigest = -1
 	saltAuto   = -2
 	saltMax    = -3
+	// saltAutoDigestMax (OpenSSL 3.1 and later, and their default): when
+	// signing the longest salt up to the digest's length, when verifying
+	// any.
+	saltAutoDigestMax = -4
 )
+
+// saltLowest is the lowest salt-length value the running OpenSSL takes.
+func saltLowest(env *Env) int32 {
+	if env.openSSLAtLeast(3, 1) {
+		return saltAutoDigestMax
+	}
+	return saltMax
+}
 
 // rsaSigCtx is an RSA signature context in C memory.
 type rsaSigCtx struct {
@@ -50,7 +62,10 @@ func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName
 		return errorf(ReasonMissingKey, "RSA signing needs a private key")
 	}
 	*c = rsaSigCtx{pad: rsaPadPKCS1, saltLen: saltAuto, key: k.pss}
-	if op == OpSign {
+	switch {
+	case env.openSSLAtLeast(3, 1):
+		c.saltLen = saltAutoDigestMax
+	case op == OpSign:
 		c.saltLen = saltMax
 	}
 	if r := k.pss; r.isPSS != 0 {
@@ -80,19 +95,19 @@ func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName
 	if err := c.start(op, stream, mdName, "RSA"); err != nil {
 		return err
 	}
-	return c.setParams(params, true)
+	return c.setParams(env, params, true)
 }
 
 // SetParams applies the parameters to a copy of the context and keeps the
 // copy only if the combination is one the default provider accepts too, so
 // a refused parameter changes nothing.
 func (rsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
-	return (*rsaSigCtx)(st).setParams(params, false)
+	return (*rsaSigCtx)(st).setParams(env, params, false)
 }
 
 // setParams is SetParams, or with init the parameters of the init, which
 // the default provider applies before it sets the init's digest up.
-func (c *rsaSigCtx) setParams(params Params, init bool) *Error {
+func (c *rsaSigCtx) setParams(env *Env, params Params, init bool) *Error {
 	n := *c
 	var err *Error
 	saltSet, mgf1Set := false, false
@@ -131,12 +146,12 @@ func (c *rsaSigCtx) setParams(params Params, init bool) *Error {
 			}
 		case "saltlen":
 			saltSet = true
-			err = n.setSaltLen(p)
+			err = n.setSaltLen(env, p)
 		}
 		return err == nil
 	})
 	if err == nil {
-		err = n.check(saltSet, mgf1Set)
+		err = n.check(env, saltSet, mgf1Set)
 	}
 	if err == nil {
 		*c = n
@@ -144,19 +159,21 @@ func (c *rsaSigCtx) setParams(params Params, init bool) *Error {
 	return err
 }
 
-func (c *rsaSigCtx) setSaltLen(p *Param) *Error {
+func (c *rsaSigCtx) setSaltLen(env *Env, p *Param) *Error {
 	if s, ok := p.UTF8(); ok {
-		switch s {
-		case "digest":
+		switch {
+		case s == "digest":
 			c.saltLen = saltDigest
-		case "max":
+		case s == "max":
 			c.saltLen = saltMax
-		case "auto":
+		case s == "auto":
 			c.saltLen = saltAuto
+		case s == "auto-digestmax" && env.openSSLAtLeast(3, 1):
+			c.saltLen = saltAutoDigestMax
 		default:
 			c.saltLen = atoi(s)
 		}
-		if c.saltLen < saltMax {
+		if c.saltLen < saltLowest(env) {
 			return errorf(ReasonInvalidSaltLength, "saltlen %q", s)
 		}
 		return nil
@@ -165,7 +182,7 @@ func (c *rsaSigCtx) setSaltLen(p *Param) *Error {
 		return errorf(ReasonBadParameter, "parameter \"saltlen\" must be an integer or a string")
 	}
 	v := *(*int32)(p.Data)
-	if v < saltMax {
+	if v < saltLowest(env) {
 		return errorf(ReasonInvalidSaltLength, "saltlen %d", v)
 	}
 	c.saltLen = v
@@ -193,7 +210,7 @@ func atoi(s string) int32 {
 	return int32(max(min(n, 1<<31-1), -1<<31))
 }
 
-func (c *rsaSigCtx) check(saltSet, mgf1Set bool) *Error {
+func (c *rsaSigCtx) check(env *Env, saltSet, mgf1Set bool) *Error {
 	r := c.key
 	switch {
 	case r.isPSS != 0 && c.pad != rsaPadPSS:
@@ -221,8 +238,11 @@ func (c *rsaSigCtx) check(saltSet, mgf1Set bool) *Error {
 	case c.saltLen >= 0 && c.saltLen < r.saltMin,
 		c.saltLen == saltDigest && int(r.saltMin) > digestByID(r.md).size:
 		return errorf(ReasonPSSSaltlenTooSmall, "this RSA-PSS key needs a salt of at least %d bytes", r.saltMin)
-	case saltSet && c.saltLen == saltAuto && c.op == OpVerify:
-		return errorf(ReasonInvalidSaltLength, "this RSA-PSS key's salt length cannot be auto-detected")
+	case saltSet && (c.saltLen == saltAuto || c.saltLen == saltAutoDigestMax) && (c.op == OpVerify) != env.openSSLAtLeast(3, 4):
+		// OpenSSL 3.4 turned the check round: before, a restricted key
+		// refused an automatic salt length when verifying, which is where
+		// it means detection; since, when signing.
+		return errorf(ReasonInvalidSaltLength, "this RSA-PSS key's salt length cannot be automatic")
 	}
 	return nil
 }
@@ -318,6 +338,8 @@ func (c *rsaSigCtx) pssEncode(k *rsaKey, d *digest, mHash []byte) ([]byte, *Erro
 		sLen = d.size
 	case saltMax, saltAuto:
 		sLen = emLen - d.size - 2
+	case saltAutoDigestMax:
+		sLen = min(emLen-d.size-2, d.size)
 	}
 	if emLen < d.size+sLen+2 || sLen < 0 {
 		return nil, errorf(ReasonDataTooLargeForKeySize, "RSA key too small for PSS with this digest and salt")
@@ -371,7 +393,7 @@ func (c *rsaSigCtx) pssVerify(k *rsaKey, d *digest, mHash, em []byte) bool {
 		if len(salt) != emLen-d.size-2 {
 			return false
 		}
-	case saltAuto:
+	case saltAuto, saltAutoDigestMax:
 	default:
 		if len(salt) != int(c.saltLen) {
 			return false

@@ -180,8 +180,13 @@ static int cptprov_asym_set_params(void *va, const OSSL_PARAM params[])
     return asym_params(va, params, 1);
 }
 
-/* The parameter lists of OpenSSL's own RSA encryption. */
+/*
+ * The parameter lists of OpenSSL's own RSA encryption. "implicit-rejection"
+ * first: OpenSSL 3.2 added it (no name in 3.0's headers), and older
+ * versions get the lists after it.
+ */
 static const OSSL_PARAM rsa_enc_gettable[] = {
+    OSSL_PARAM_uint("implicit-rejection", NULL),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_OAEP_DIGEST, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_PAD_MODE, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_MGF1_DIGEST, NULL, 0),
@@ -191,6 +196,7 @@ static const OSSL_PARAM rsa_enc_gettable[] = {
     OSSL_PARAM_END
 };
 static const OSSL_PARAM rsa_enc_settable[] = {
+    OSSL_PARAM_uint("implicit-rejection", NULL),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_OAEP_DIGEST, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_OAEP_DIGEST_PROPS, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_PAD_MODE, NULL, 0),
@@ -202,6 +208,7 @@ static const OSSL_PARAM rsa_enc_settable[] = {
     OSSL_PARAM_END
 };
 
+/* GETTABLE and SETTABLE begin with the entry OpenSSL 3.2 added. */
 #define CPTPROV_ASYM(lc, ALG, KEYTYPE, GETTABLE, SETTABLE)                                 \
     static void *cptprov_##lc##_newctx(void *provctx)                                     \
     {                                                                                     \
@@ -211,13 +218,13 @@ static const OSSL_PARAM rsa_enc_settable[] = {
     {                                                                                     \
         (void)va;                                                                         \
         (void)provctx;                                                                    \
-        return GETTABLE;                                                                  \
+        return GETTABLE + (cptprov_openssl_at_least(3, 2) ? 0 : 1);                       \
     }                                                                                     \
     static const OSSL_PARAM *cptprov_##lc##_settable(void *va, void *provctx)            \
     {                                                                                     \
         (void)va;                                                                         \
         (void)provctx;                                                                    \
-        return SETTABLE;                                                                  \
+        return SETTABLE + (cptprov_openssl_at_least(3, 2) ? 0 : 1);                       \
     }                                                                                     \
     static const OSSL_DISPATCH cptprov_##lc##_asym_functions[] = {                        \
         { OSSL_FUNC_ASYM_CIPHER_NEWCTX, (void (*)(void))cptprov_##lc##_newctx },          \

@@ -879,7 +879,13 @@ static const OSSL_PARAM cipher_gettable_params[] = {
     OSSL_PARAM_END
 };
 
+/*
+ * "iv-generated" (whether the context drew the IV itself) first: OpenSSL
+ * 3.4 added it (no name in 3.0's headers), and older versions get the list
+ * after it.
+ */
 static const OSSL_PARAM aead_gettable_ctx_params[] = {
+    OSSL_PARAM_uint("iv-generated", NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
@@ -959,7 +965,8 @@ static const OSSL_PARAM *cptprov_cipher_gettable_params(void *provctx)
         (void)provctx;                                            \
         return list;                                              \
     }
-CTX_PARAMS_FN(cptprov_aead_gettable_ctx_params, aead_gettable_ctx_params)
+CTX_PARAMS_FN(cptprov_aead_gettable_ctx_params,
+    aead_gettable_ctx_params + (cptprov_openssl_at_least(3, 4) ? 0 : 1))
 CTX_PARAMS_FN(cptprov_aead_settable_ctx_params, aead_settable_ctx_params)
 CTX_PARAMS_FN(cptprov_generic_gettable_ctx_params, generic_gettable_ctx_params)
 CTX_PARAMS_FN(cptprov_generic_settable_ctx_params, generic_settable_ctx_params)

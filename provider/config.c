@@ -465,6 +465,7 @@ static int config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
     p->cfg.stats_dir = p->stats_dir;
     cptprov_stats_configure(p->stats_dir);
     p->cfg.faults = p->faults;
+    p->cfg.openssl_version = OpenSSL_version_num();
     return 1;
 }
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 9
+#define CPT_ABI_VERSION 10
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -100,7 +100,9 @@
     X(CPT_R_WRONG_SIGNATURE_LENGTH, 119, "wrong signature length") /* RSA_R_ */ \
     X(CPT_R_PUB_EXPONENT_OUT_OF_RANGE, 1016, "pub exponent out of range") /* RSA_R_ 178 */ \
     X(CPT_R_IQMP_NOT_INVERSE_OF_Q, 1017, "iqmp not inverse of q") /* RSA_R_ 126 */ \
-    X(CPT_R_INVALID_MODULUS, 1018, "invalid modulus") /* RSA_R_ 174 */
+    X(CPT_R_INVALID_MODULUS, 1018, "invalid modulus") /* RSA_R_ 174 */ \
+    X(CPT_R_INVALID_LENGTH, 181, "invalid length") /* RSA_R_ */ \
+    X(CPT_R_PARAM_OF_INCOMPATIBLE_TYPE, 1021, "param of incompatible type") /* CRYPTO_R_ 129 */
 #define CPT_R_ENUM(name, num, str) name = (num),
 enum cpt_reason { CPT_REASONS(CPT_R_ENUM) };
 
@@ -295,6 +297,9 @@ struct cpt_config {
     const char *log_file; /* NULL: stderr */
     /* this process's statistics area, NULL: none */
     struct cpt_stats_area *stats_area;
+    /* OpenSSL_version_num() of the libcrypto the provider runs in: what the
+     * default provider of that version does decides some behaviour */
+    unsigned long openssl_version;
 };
 
 /*

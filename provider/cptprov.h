@@ -5,11 +5,23 @@
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 #include <openssl/async.h>
+#include <openssl/crypto.h>
 #include "cptabi.h"
 
 #define CPTPROV_NAME "cptprov"
 #define CPTPROV_VERSION "0.1.0"
 #define CPTPROV_PROPS "provider=cptprov"
+
+/*
+ * Whether the libcrypto the provider runs in is OpenSSL major.minor or
+ * later. One cptprov.so serves every 3.x (built against 3.0's headers):
+ * where the default providers of 3.0 to 3.5 differ, this decides at run
+ * time which one cptprov follows.
+ */
+static inline int cptprov_openssl_at_least(unsigned long major, unsigned long minor)
+{
+    return OpenSSL_version_num() >= (major << 28 | minor << 20);
+}
 
 /* Provider context: one per OSSL_provider_init (one per library context). */
 /* Measured defaults of the CPU path's thresholds (provider.c). */

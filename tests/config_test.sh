@@ -216,7 +216,8 @@ case_algorithms_refused alg_empty "" "it leaves cptprov no algorithm to offer"
 
 # handshake NAME CONF GROUP TEMPKEY: a TLS 1.3 handshake over 127.0.0.1,
 # s_server and s_client both under CONF and limited to GROUP, succeeds with
-# a key exchange on TEMPKEY (as s_client names it).
+# a key exchange on TEMPKEY (as s_client names it: "Server Temp Key" in
+# OpenSSL 3.0, "Peer Temp Key" in 3.5).
 handshake() {
 	local name=$1 conf=$2 group=$3 port out spid
 	port=$(cpt_free_port)
@@ -227,7 +228,7 @@ handshake() {
 	out=$(printf 'GET / HTTP/1.0\r\n\r\n' | OPENSSL_CONF=$conf timeout 30 openssl s_client \
 		-connect "127.0.0.1:$port" -groups "$group" -tls1_3 -ign_eof 2>&1)
 	wait "$spid"
-	if grep -q "^Server Temp Key: .*$4" <<<"$out" && grep -q '^HTTP/1.0 200' <<<"$out"; then
+	if grep -qE "^(Server|Peer) Temp Key: .*$4" <<<"$out" && grep -q '^HTTP/1.0 200' <<<"$out"; then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))

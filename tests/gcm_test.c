@@ -1399,6 +1399,83 @@ static int drive_state(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, int enc, int st
     return EVP_CipherFinal_ex(ctx, buf, &l) > 0;
 }
 
+/* "iv-generated" of a context (-1: not answered). */
+static long iv_generated(EVP_CIPHER_CTX *ctx)
+{
+    unsigned int v = 7;
+    OSSL_PARAM p[2] = { OSSL_PARAM_uint("iv-generated", &v), OSSL_PARAM_END };
+
+    if (!EVP_CIPHER_CTX_get_params(ctx, p) || !OSSL_PARAM_modified(p))
+        return -1;
+    return v;
+}
+
+/* One message of 40 bytes (decryptions set a made-up tag and fail final). */
+static void iv_gen_message(EVP_CIPHER_CTX *ctx, int enc)
+{
+    unsigned char buf[64], data[40] = { 0 }, tag[16] = { 0 };
+    int l;
+
+    if (EVP_CipherUpdate(ctx, buf, &l, data, sizeof(data)) > 0 && !enc)
+        EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, sizeof(tag), tag);
+    EVP_CipherFinal_ex(ctx, buf, &l);
+    ERR_clear_error();
+}
+
+/*
+ * "iv-generated" (OpenSSL 3.4 and later, where the default provider lists
+ * it): whether the context drew an IV itself, for a message without one or
+ * for a TLS fixed IV when encrypting; it stays set for the context's life
+ * and its copies. Against the default provider, where it lists the
+ * parameter.
+ */
+static void test_iv_generated(int ai, const unsigned char *key, const unsigned char *iv)
+{
+    static const char *const cases[] = { "enc key+iv", "enc key only", "enc key only, then key+iv",
+                                         "dec key only", "enc TLS fixed IV", "dec TLS fixed IV",
+                                         "copy of enc key only", "enc key+iv, then key only" };
+    EVP_CIPHER *tc = g_tc[ai], *rc = g_rc[ai];
+    char where[160];
+
+    if (OSSL_PARAM_locate_const(EVP_CIPHER_gettable_ctx_params(rc), "iv-generated") == NULL)
+        return;
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        EVP_CIPHER_CTX *ctx[2] = { EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_new() };
+        EVP_CIPHER *c[2] = { tc, rc };
+        long v[2];
+        int enc = k != 3 && k != 5;
+
+        snprintf(where, sizeof(where), "%s iv-generated after %s", g_alg[ai], cases[k]);
+        for (int s = 0; s < 2; s++) {
+            EVP_CIPHER_CTX *x = ctx[s];
+
+            EVP_CipherInit_ex(x, c[s], NULL, key, k == 0 || k == 7 ? iv : NULL, enc);
+            if (k == 4 || k == 5) {
+                EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, 4, (void *)iv);
+            } else {
+                iv_gen_message(x, enc);
+                if (k == 2 || k == 7)
+                    EVP_CipherInit_ex(x, NULL, NULL, key, k == 2 ? iv : NULL, enc);
+                if (k == 2 || k == 7)
+                    iv_gen_message(x, enc);
+            }
+            if (k == 6) {
+                EVP_CIPHER_CTX *d = EVP_CIPHER_CTX_new();
+
+                EVP_CIPHER_CTX_copy(d, x);
+                EVP_CIPHER_CTX_free(x);
+                ctx[s] = x = d;
+            }
+            ERR_clear_error();
+            v[s] = iv_generated(x);
+            ERR_clear_error();
+        }
+        chk(v[0] == v[1] && v[1] >= 0, "%s: %ld, default %ld", where, v[0], v[1]);
+        EVP_CIPHER_CTX_free(ctx[0]);
+        EVP_CIPHER_CTX_free(ctx[1]);
+    }
+}
+
 static void test_params(void)
 {
     static const char *const states[] = { "after init(cipher)", "after init(key,iv)",
@@ -1553,6 +1630,7 @@ static void test_params(void)
             EVP_CIPHER_CTX_free(tx);
             EVP_CIPHER_CTX_free(rx);
         }
+        test_iv_generated(ai, key, iv);
     }
 }
 

@@ -12,11 +12,15 @@
  *   enc      pad modes by number and by name, OAEP digests and MGF1 digests
  *            (SHA-1, SHA-2, SHA-3, unknown, XOF), labels (none, empty, NULL,
  *            10 KB, kept by EVP_PKEY_CTX_dup, read back with
- *            EVP_PKEY_CTX_get0_rsa_oaep_label), TLS client versions;
- *            parameters given at init and set after
+ *            EVP_PKEY_CTX_get0_rsa_oaep_label), TLS client versions,
+ *            implicit rejection (on, off, pad-mode 8; badly padded
+ *            ciphertexts of 512 to 3072-bit keys decrypted to the same
+ *            synthetic messages); parameters given at init and set after
  *   sig      pad modes, digests and MGF1 digests, salt lengths (numbers,
- *            digest/max/auto, negative, too large for the key, as integers
- *            and strings), RSA-PSS keys' restrictions, key sizes too small
+ *            digest/max/auto/auto-digestmax, negative, too large for the
+ *            key, as integers and strings; the salt a PSS signature gets
+ *            is as long as the default provider's), RSA-PSS keys'
+ *            restrictions, key sizes too small
  *   errors   other refusals: an EC key whose halves do not match, a digest's
  *            size asked for as an octet string, HMAC over SHAKE128
  *   stats    with --stats-dir: cptprov's RSA counters moved
@@ -78,6 +82,12 @@ static void take_errors(struct outcome *o)
     while ((e = ERR_get_error()) != 0) {
         const char *r = ERR_reason_error_string(e);
 
+        /* OpenSSL 3.5's EVP adds "provider asym cipher failure" (and the
+         * like) after a failing provider call, for asymmetric ciphers when
+         * the provider left nothing: EVP's word, no provider's reason. */
+        if (ERR_GET_LIB(e) == ERR_LIB_EVP && r != NULL && strncmp(r, "provider ", 9) == 0
+            && strlen(r) > 8 && strcmp(r + strlen(r) - 8, " failure") == 0)
+            continue;
         if (o->nreasons < MAX_REASONS) {
             if (r != NULL)
                 snprintf(o->reasons[o->nreasons], sizeof(o->reasons[0]), "%s", r);
@@ -264,6 +274,9 @@ static void free_keys(void)
 #define MGF OSSL_ASYM_CIPHER_PARAM_MGF1_DIGEST
 #define LBL OSSL_ASYM_CIPHER_PARAM_OAEP_LABEL
 #define TLSV OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION
+/* OpenSSL 3.2's; unknown to 3.0's default provider, which ignores it. */
+#define IMPLICIT "implicit-rejection"
+#define PAD_NO_IMPLICIT 8 /* RSA_PKCS1_NO_IMPLICIT_REJECT_PADDING (3.2) */
 
 struct enc_case {
     const char *name;
@@ -328,6 +341,8 @@ static const struct enc_case enc_cases[] = {
     { "oaep mgf1 SHA512", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA256" }, { MGF, 's', "SHA512" } }, 0, 0 },
     { "oaep mgf1 SHA3-256", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHA3-256" } }, 0, 0 },
     { "oaep mgf1 SHA512-224", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHA512-224" } }, 0, 0 },
+    { "oaep mgf1 SHAKE128", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHAKE128" } }, 0, 0 },
+    { "oaep mgf1 SHAKE256", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHAKE256" } }, 0, 0 },
     { "oaep mgf1 unknown", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "NOSUCHMD" } }, 100, 0 },
     { "oaep label", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 'o', "cptprov label", 13 } }, 0, 0 },
     { "oaep empty label", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 'o', "", 0 } }, 0, 0 },
@@ -337,6 +352,12 @@ static const struct enc_case enc_cases[] = {
     { "label as a string", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 's', "label" } }, 0, 0 },
     { "label before pad", { { LBL, 'o', "first", 5 }, { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING } }, 0, 0 },
     { "label with pkcs1", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { LBL, 'o', "ignored", 7 } }, 0, 0 },
+    { "pkcs1, implicit rejection off", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { IMPLICIT, 'u', NULL, 0 } }, 0, 0 },
+    { "pkcs1, implicit rejection on", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { IMPLICIT, 'u', NULL, 1 } }, 0, 0 },
+    { "pkcs1, implicit rejection 2", { { IMPLICIT, 'i', NULL, 2 } }, 0, 1 },
+    { "implicit rejection as a string", { { IMPLICIT, 's', "0" } }, 100, 0 },
+    { "pad 8, decrypted with it", { { NULL } }, 100, 0, { { PAD, 'i', NULL, PAD_NO_IMPLICIT } } },
+    { "pad 8", { { PAD, 'i', NULL, PAD_NO_IMPLICIT } }, 100, 0 },
 };
 
 /* The longest message a case's padding takes on key k (0: unknown). */
@@ -482,11 +503,22 @@ static void enc_run(const struct enc_case *ec, int at_init)
                         ct[enc[e].outlen / 2] ^= 0x40;
                     if (EVP_PKEY_decrypt(d, bad[t].out, &outl, t == 0 ? ct : ct + 1, enc[e].outlen - (size_t)t) <= 0)
                         fail_at(&bad[t], 4);
-                    if (s == 0)
+                    bad[t].outlen = outl;
+                    if (s == 0) {
                         tampered[t] = bad[t];
-                    else
-                        compare(t == 0 ? "decrypt a damaged ciphertext" : "decrypt a ciphertext a byte short",
-                            &tampered[t], &bad[t]);
+                        continue;
+                    }
+                    snprintf(what, sizeof(what), "decrypt a %s (%s)",
+                        t == 0 ? "damaged ciphertext" : "ciphertext a byte short", ec->name);
+                    compare(what, &tampered[t], &bad[t]);
+                    /* Implicit rejection's message is the same for the same
+                     * key and ciphertext, whichever provider derives it (a
+                     * TLS secret's substitute is random). */
+                    if (tampered[t].step == 0 && bad[t].step == 0 && mlen != 48)
+                        cpt_check(tampered[t].outlen == bad[t].outlen
+                                && memcmp(tampered[t].out, bad[t].out, bad[t].outlen) == 0,
+                            "%s: both providers decrypt to the same bytes (%zu and %zu)", what,
+                            tampered[t].outlen, bad[t].outlen);
                 }
             }
             EVP_PKEY_CTX_free(d);
@@ -509,6 +541,120 @@ static void enc_run(const struct enc_case *ec, int at_init)
     }
 }
 
+/*
+ * A plaintext for enc_synthetic's ciphertext i (n bytes): PKCS#1 v1.5
+ * padding right (a message of random length, none, the longest) or wrong
+ * in each way the check looks for, or random bytes. Returns 0 for a random
+ * ciphertext instead.
+ */
+static int synthetic_plain(unsigned char *em, size_t n, int i, cpt_rng *r)
+{
+    size_t zero;
+
+    cpt_rng_fill(r, em, n);
+    for (size_t j = 2; j < n; j++)
+        em[j] |= em[j] == 0; /* no zero byte yet */
+    em[0] = 0;
+    em[1] = 2;
+    zero = 10 + (size_t)cpt_rng_below(r, (uint32_t)(n - 10));
+    switch (i % 9) {
+    case 0: /* a message of random length */
+        break;
+    case 1: /* an empty message */
+        zero = n - 1;
+        break;
+    case 2: /* the longest message: 8 bytes of padding */
+        zero = 10;
+        break;
+    case 3: /* 7 bytes of padding */
+        zero = 9;
+        break;
+    case 4: /* no zero byte */
+        return 1;
+    case 5: /* block type 1 */
+        em[1] = 1;
+        break;
+    case 6: /* a first byte not 0 (the number stays below the modulus) */
+        em[0] = 1;
+        em[1] = 0;
+        break;
+    default:
+        return 0;
+    }
+    em[zero] = 0;
+    return 1;
+}
+
+/*
+ * PKCS#1 v1.5 decryption of ciphertexts mostly not padded right (raw RSA
+ * of synthetic_plain's plaintexts, random numbers below the modulus, some
+ * with leading zero bytes left out). Where the default provider rejects
+ * implicitly (OpenSSL 3.2 and later), both must return the same message
+ * for each (the synthetic one for a bad padding); where it does not, both
+ * refuse the same ones. Then again with implicit rejection off, by
+ * parameter and by pad-mode 8, where the default provider knows those.
+ */
+static void enc_synthetic(EVP_PKEY *k, cpt_rng *r)
+{
+    static const struct pspec modes[][MAX_PARAMS] = {
+        { { NULL } },
+        { { IMPLICIT, 'u', NULL, 0 } },
+        { { PAD, 'i', NULL, PAD_NO_IMPLICIT } },
+    };
+    static const char *const mode_name[] = { "default", "implicit-rejection 0", "pad-mode 8" };
+    size_t n = (size_t)EVP_PKEY_get_size(k);
+    char what[200];
+
+    for (size_t m = 0; m < NELEM(modes); m++) {
+        unsigned agree = 0, synthetic = 0;
+
+        for (int i = 0; i < 40; i++) {
+            unsigned char ct[1024], em[1024];
+            size_t len = n;
+            struct outcome o[2];
+            EVP_PKEY_CTX *raw = EVP_PKEY_CTX_new_from_pkey(g_side[0].lc, k, g_side[0].propq);
+
+            if (synthetic_plain(em, n, i, r)) {
+                if (raw == NULL || EVP_PKEY_encrypt_init(raw) <= 0
+                    || EVP_PKEY_CTX_set_rsa_padding(raw, RSA_NO_PADDING) <= 0
+                    || EVP_PKEY_encrypt(raw, ct, &len, em, n) <= 0)
+                    cpt_check(0, "raw RSA encryption with the default provider");
+            } else {
+                cpt_rng_fill(r, ct, n);
+                ct[0] = 0; /* below the modulus */
+                if (i % 9 == 8) { /* a number with leading zeros left out */
+                    ct[1] = 0;
+                    len = n - 2;
+                    memmove(ct, ct + 2, len);
+                }
+            }
+            EVP_PKEY_CTX_free(raw);
+            ERR_clear_error();
+            snprintf(what, sizeof(what), "%zu-bit key, %s, ciphertext %d (kind %d) of %zu bytes", 8 * n,
+                mode_name[m], i, i % 9, len);
+            for (int s = 0; s < 2; s++) {
+                EVP_PKEY_CTX *c;
+
+                memset(&o[s], 0, sizeof(o[s]));
+                if ((c = enc_ctx(s, k, modes[m], what, 1, 1, &o[s])) == NULL)
+                    continue;
+                o[s].outlen = sizeof(o[s].out);
+                if (EVP_PKEY_decrypt(c, o[s].out, &o[s].outlen, ct, len) <= 0)
+                    fail_at(&o[s], 3);
+                EVP_PKEY_CTX_free(c);
+            }
+            compare(what, &o[0], &o[1]);
+            if (o[0].step == 0 && o[1].step == 0) {
+                synthetic++;
+                agree += cpt_check(o[0].outlen == o[1].outlen && memcmp(o[0].out, o[1].out, o[0].outlen) == 0,
+                    "%s: both providers decrypt to the same bytes (%zu and %zu)", what, o[0].outlen, o[1].outlen);
+            }
+        }
+        cpt_info("%zu-bit key, %s: %u of 40 ciphertexts decrypted (alike on both: %u)", 8 * n,
+            mode_name[m], synthetic, agree);
+    }
+}
+
 static void test_enc(void)
 {
     if (!make_keys())
@@ -517,6 +663,16 @@ static void test_enc(void)
     for (size_t i = 0; i < NELEM(enc_cases); i++)
         for (int at_init = 0; at_init < 2; at_init++)
             enc_run(&enc_cases[i], at_init);
+    {
+        cpt_rng r = { { 9, 10, 11, 12 } };
+        EVP_PKEY *k3072 = keygen("RSA", 3072, NULL, -1);
+
+        enc_synthetic(g_rsa512, &r);
+        enc_synthetic(g_rsa2048, &r);
+        if (CPT_CHECK(k3072 != NULL, "an RSA-3072 key"))
+            enc_synthetic(k3072, &r);
+        EVP_PKEY_free(k3072);
+    }
     free_keys();
 }
 
@@ -585,6 +741,11 @@ static const struct sig_case sig_cases[] = {
     { "salt \"digest\"", K_RSA, "SHA256", { PSS, { SALT, 's', "digest" } } },
     { "salt \"max\"", K_RSA, "SHA256", { PSS, { SALT, 's', "max" } } },
     { "salt \"auto\"", K_RSA, "SHA256", { PSS, { SALT, 's', "auto" } } },
+    { "salt \"auto-digestmax\"", K_RSA, "SHA256", { PSS, { SALT, 's', "auto-digestmax" } } },
+    { "salt -5", K_RSA, "SHA256", { PSS, { SALT, 'i', NULL, -5 } } },
+    { "salt \"-4\"", K_RSA, "SHA256", { PSS, { SALT, 's', "-4" } } },
+    { "salt -4, SHA512 on 512 bits", K_SMALL, "SHA512", { PSS, { SALT, 'i', NULL, -4 } } },
+    { "salt -4, SHA256 on 512 bits", K_SMALL, "SHA256", { PSS, { SALT, 'i', NULL, -4 } } },
     { "salt \"32\"", K_RSA, "SHA256", { PSS, { SALT, 's', "32" } } },
     { "salt \"-3\"", K_RSA, "SHA256", { PSS, { SALT, 's', "-3" } } },
     { "salt \"-9\"", K_RSA, "SHA256", { PSS, { SALT, 's', "-9" } } },
@@ -602,6 +763,9 @@ static const struct sig_case sig_cases[] = {
     { "restricted key, salt 40", K_PSS, "SHA256", { { SALT, 'i', NULL, 40 } } },
     { "restricted key, salt digest", K_PSS, "SHA256", { { SALT, 's', "digest" } } },
     { "restricted key, salt auto", K_PSS, "SHA256", { { SALT, 's', "auto" } } },
+    { "restricted key, salt auto-digestmax", K_PSS, "SHA256", { { SALT, 's', "auto-digestmax" } } },
+    { "restricted key, salt -4", K_PSS, "SHA256", { { SALT, 'i', NULL, -4 } } },
+    { "restricted key, salt -2", K_PSS, "SHA256", { { SALT, 'i', NULL, -2 } } },
     { "restricted key, pkcs1", K_PSS, "SHA256", { { SPAD, 'i', NULL, RSA_PKCS1_PADDING } } },
     { "restricted key, none", K_PSS, NULL, { { SPAD, 'i', NULL, RSA_NO_PADDING } }, 256 },
     { "pss key, SHA384", K_PSS_FREE, "SHA384", { { NULL } } },
@@ -672,6 +836,38 @@ end:
         EVP_PKEY_CTX_free(c);
 }
 
+/*
+ * Which salt lengths a PSS signature verifies under (by the default
+ * provider): bit 0 "digest", bit 1 "max"; -1 when the case is not PSS.
+ * Two signatures with the same bits have salts of the same kind: the
+ * default length changed in OpenSSL 3.1 ("auto-digestmax").
+ */
+static int salt_probe(const struct sig_case *sc, const unsigned char *tbs, size_t tbslen,
+    const struct outcome *sig)
+{
+    static const char *const lens[] = { "digest", "max" };
+    int bits = 0, pss = sc->key == K_PSS || sc->key == K_PSS_FREE;
+
+    for (int i = 0; i < MAX_PARAMS && sc->p[i].key != NULL; i++)
+        if (strcmp(sc->p[i].key, SPAD) == 0)
+            pss = sc->p[i].type == 'i' ? sc->p[i].i == RSA_PKCS1_PSS_PADDING : strcmp(sc->p[i].s, "pss") == 0;
+    if (!pss || sc->md == NULL)
+        return -1;
+    for (int b = 0; b < 2; b++) {
+        struct sig_case probe = *sc;
+        struct outcome o;
+        int n = 0;
+
+        while (n < MAX_PARAMS - 1 && probe.p[n].key != NULL)
+            n++;
+        probe.p[n] = (struct pspec){ SALT, 's', lens[b] };
+        sig_one(0, &probe, 1, tbs, tbslen, sig->out, sig->outlen, &o);
+        ERR_clear_error();
+        bits |= (o.step == 0) << b;
+    }
+    return bits;
+}
+
 static void sig_run(const struct sig_case *sc)
 {
     unsigned char tbs[512];
@@ -690,6 +886,12 @@ static void sig_run(const struct sig_case *sc)
         && sc->key != K_PSS && sc->key != K_PSS_FREE)
         cpt_check(sign[0].outlen == sign[1].outlen && memcmp(sign[0].out, sign[1].out, sign[0].outlen) == 0,
             "%s: both providers make the same signature", what);
+    if (sign[0].step == 0 && sign[1].step == 0) {
+        int a = salt_probe(sc, tbs, tbslen, &sign[0]), b = salt_probe(sc, tbs, tbslen, &sign[1]);
+
+        cpt_check(a == b, "%s: the salt lengths differ (verified as digest/max: default's %d, cptprov's %d)",
+            what, a, b);
+    }
     for (int e = 0; e < 2; e++) {
         if (sign[e].step != 0)
             continue;

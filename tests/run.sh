@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test group of cptprov and ends with one line "N passed, N failed"
 # summing them all. Groups: go (unit tests, -race), c (C harnesses loading the
-# provider into libcrypto), integration (openssl CLI: TLS, speed, fork).
+# provider into libcrypto), integration (openssl CLI: TLS, speed, fork); and,
+# not by default, hostbuild (harnesses over CPT_HOSTBUILD's provider).
 # Usage: tests/run.sh [group...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -104,6 +105,24 @@ for g in "${groups[@]}"; do
 		run nginx tests/nginx_test.sh
 		run haproxy tests/haproxy_test.sh
 		run bench-quick benchquick
+		;;
+	hostbuild)
+		# Another build's cptprov.so and libcptgo.so (CPT_HOSTBUILD) under
+		# these harnesses: the Debian 13 leg loads the host's, built against
+		# OpenSSL 3.0's headers, into OpenSSL 3.5.
+		if [ -z "${CPT_HOSTBUILD:-}" ] || [ ! -f "$CPT_HOSTBUILD/cptprov.so" ]; then
+			echo "hostbuild: CPT_HOSTBUILD does not hold a cptprov.so"
+			failed=$((failed + 1))
+			continue
+		fi
+		for t in gcm_test sym_test chachapoly_test md_test mac_test stitched_test params_test libctx_test; do
+			run "hostbuild_$t" env CPTPROV_BUILD="$CPT_HOSTBUILD" tests/run-c.sh "$t"
+		done
+		for t in kex_test sig_test pk_kat_test abandon_test; do
+			run "hostbuild_$t" "build/$t" --provider-path "$CPT_HOSTBUILD"
+		done
+		run hostbuild_callback_test build/callback_test --provider-path "$CPT_HOSTBUILD" --expect callback
+		run hostbuild_tls env CPTPROV_BUILD="$CPT_HOSTBUILD" tests/tls_test.sh
 		;;
 	*) echo "unknown group $g"; failed=$((failed + 1)) ;;
 	esac

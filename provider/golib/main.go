@@ -153,6 +153,8 @@ var (
 	_ = [1]struct{}{}[C.CPT_R_PUB_EXPONENT_OUT_OF_RANGE-C.int(dispatch.ReasonPubExponentOutOfRange)]
 	_ = [1]struct{}{}[C.CPT_R_IQMP_NOT_INVERSE_OF_Q-C.int(dispatch.ReasonIQMPNotInverseOfQ)]
 	_ = [1]struct{}{}[C.CPT_R_INVALID_MODULUS-C.int(dispatch.ReasonInvalidModulus)]
+	_ = [1]struct{}{}[C.CPT_R_INVALID_LENGTH-C.int(dispatch.ReasonInvalidLength)]
+	_ = [1]struct{}{}[C.CPT_R_PARAM_OF_INCOMPATIBLE_TYPE-C.int(dispatch.ReasonParamOfIncompatibleType)]
 	_ = [1]struct{}{}[C.CPT_R_UNKNOWN_PADDING_TYPE-C.int(dispatch.ReasonUnknownPaddingType)]
 	_ = [1]struct{}{}[C.CPT_R_PKCS_DECODING_ERROR-C.int(dispatch.ReasonPKCSDecodingError)]
 	_ = [1]struct{}{}[C.CPT_R_UNSUPPORTED-C.int(dispatch.ReasonUnsupported)]
@@ -350,6 +352,7 @@ func startProcess(cfg *C.struct_cpt_config) (*process, error) {
 	area := (*stats.Area)(unsafe.Pointer(cfg.stats_area))
 	p := &process{dev: dev, se: se, ae: ae, counters: stats.New(area), log: log}
 	p.env = dispatch.NewEnv(se, ae, p.counters, dev.Forget, os.Getpid())
+	p.env.OpenSSL = uint64(cfg.openssl_version)
 	p.env.OnCheckFailed = logCheckFailed(log)
 	if area != nil {
 		p.pub = stats.NewPublisher(area, dev.Name(), p.deviceCounters)
