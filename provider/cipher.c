@@ -246,7 +246,7 @@ static int cpu_leave(struct cptprov_cipher_ctx *c)
         memcpy(s.iv, cp->civ, sizeof(s.iv));
         chacha_counter_add(s.iv, cp->cbytes / 64);
         s.num = (uint32_t)(cp->cbytes % 64);
-    } else if (!EVP_CIPHER_CTX_get_updated_iv(cp->twin, s.iv, sizeof(s.iv))) {
+    } else if (!cptprov_twin_iv(cp->twin, s.iv, sizeof(s.iv))) {
         CPT_RAISE(c->prov, CPT_R_INTERNAL, "reading the CPU path's IV");
         return 0;
     } else {

@@ -61,6 +61,8 @@ struct cptprov_ctx {
 /* The default provider in a library context of cptprov's own, for the CPU
  * path; NULL when it cannot be loaded. */
 OSSL_LIB_CTX *cptprov_cpu_libctx(void);
+/* A CPU-path twin's IV, without leaving errors of a successful read. */
+int cptprov_twin_iv(EVP_CIPHER_CTX *twin, unsigned char *iv, size_t len);
 /* The statistics area (statsarea.c): stats_dir is taken from the first
  * provider context configured with one; the area is created at the first
  * call in each process (NULL without stats_dir, or if it cannot be). */

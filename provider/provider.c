@@ -13,6 +13,8 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 #include <pthread.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
 #include "cptprov.h"
 
 
@@ -132,6 +134,27 @@ OSSL_LIB_CTX *cptprov_cpu_libctx(void)
 {
     pthread_once(&cpu_libctx_once, cpu_libctx_init);
     return cpu_libctx;
+}
+
+/*
+ * A CPU-path twin's current IV. OpenSSL 3.5's default provider answers
+ * the IV query by trying a pointer form first, which leaves "param of
+ * incompatible type" on the error queue even though the query succeeds;
+ * libssl takes any error on the queue as the record layer's own failure
+ * (every TLS 1.2 CBC connection was lost). What a successful read left
+ * there is dropped; a failure keeps its errors.
+ */
+int cptprov_twin_iv(EVP_CIPHER_CTX *twin, unsigned char *iv, size_t len)
+{
+    int ok;
+
+    ERR_set_mark();
+    ok = EVP_CIPHER_CTX_get_updated_iv(twin, iv, len);
+    if (ok)
+        ERR_pop_to_mark();
+    else
+        ERR_clear_last_mark();
+    return ok;
 }
 
 /*

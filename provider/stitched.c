@@ -187,7 +187,7 @@ static int iv_to_go(struct stitched_ctx *c, const struct cptgo_api *api)
         return 1;
     }
     memset(&s, 0, sizeof(s));
-    if (!EVP_CIPHER_CTX_get_updated_iv(c->twin, s.iv, sizeof(s.iv))) {
+    if (!cptprov_twin_iv(c->twin, s.iv, sizeof(s.iv))) {
         CPT_RAISE(c->prov, CPT_R_INTERNAL, "reading the CPU path's IV");
         return 0;
     }
