@@ -44,13 +44,15 @@ BACKEND=$!
 cpt_on_exit "kill $BACKEND"
 
 PORT=$(cpt_free_port)
+# OpenSSL 3.5's hybrid groups first where it has them.
+HYBRID_GROUPS=$(for hg in $(cpt_tls_hybrid_groups); do printf '%s:' "${hg%%:*}"; done)
 cat >"$T/haproxy.cfg" <<EOF
 global
     nbthread 2
     ssl-mode-async
     pidfile $T/haproxy.pid
     ssl-default-bind-ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305:ECDHE-RSA-AES128-SHA256
-    ssl-default-bind-curves X25519:P-256:P-384
+    ssl-default-bind-curves ${HYBRID_GROUPS}X25519:P-256:P-384
 defaults
     mode http
     # On a reload, answer an idle keep-alive connection's next request (with
@@ -106,6 +108,8 @@ for alg in RSA ECDSA X25519 ECDH AES-128-GCM AES-256-GCM ChaCha20-Poly1305 AES-1
         cpt_fail "counters-$alg" "$(cpt_stats_show "$STATS" "$WORKER")"
     fi
 done
+worker_device() { cpt_stats_get "$STATS" "$WORKER" "$1" device; }
+cpt_tls_fetch_hybrid "$PORT" "$T" "$WWW" "$LOGS" worker_device
 # ssl-mode-async: public-key instructions submitted from ASYNC jobs (the
 # rest ran inline on a synchronous caller's goroutine).
 sub=$(cpt_stats_device_get "$STATS" "$WORKER" ae_submitted)

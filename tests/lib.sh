@@ -322,6 +322,40 @@ _cpt_tls_fetch() {
     [ $ok = 1 ] && cpt_pass "$name" "1 KiB, 64 KiB and 1 MiB intact"
 }
 
+# cpt_openssl_at_least MAJOR.MINOR: the openssl command is at least that
+# version (OpenSSL 3.5 has the hybrid TLS groups, for one).
+cpt_openssl_at_least() {
+    printf '%s\n' "$1" "$("${OPENSSL:-openssl}" version | awk '{print $2}' | cut -d. -f1,2)" | sort -C -V
+}
+
+# cpt_tls_hybrid_groups: the hybrid TLS 1.3 groups of this OpenSSL, each as
+# GROUP:ALG with the classical half's cptprov algorithm; none before 3.5.
+cpt_tls_hybrid_groups() {
+    cpt_openssl_at_least 3.5 && echo X25519MLKEM768:X25519 SecP256r1MLKEM768:ECDH
+    return 0
+}
+
+# cpt_tls_fetch_hybrid PORT DIR WWW LOGS SUM: for each hybrid group, curl
+# offering that group only (so the handshake is on it or fails), and the
+# server's device count of the group's classical half, read by the command
+# SUM ALG, must have grown: the server's hybrid code ran that half in
+# cptprov (the default provider's ML-KEM code fetches X25519 / EC through
+# the library context, which prefers cptprov).
+cpt_tls_fetch_hybrid() {
+    local port=$1 d=$2 www=$3 logs=$4 sum=$5 hg group alg before after
+    for hg in $(cpt_tls_hybrid_groups); do
+        group=${hg%%:*} alg=${hg#*:}
+        before=$($sum "$alg")
+        _cpt_tls_fetch "tls13-$group" "$port" "$d" "$www" "$logs" --tlsv1.3 --curves "$group"
+        after=$($sum "$alg")
+        if [ "${after:-0}" -gt "${before:-0}" ]; then
+            cpt_pass "hybrid-$group" "the server's $alg half on the device: $before -> $after"
+        else
+            cpt_fail "hybrid-$group" "no $alg by cptprov in the server for $group ($before -> $after)"
+        fi
+    done
+}
+
 # cpt_tls_fetch_suites PORT DIR WWW LOGS: curl over the TLS 1.3 and TLS 1.2
 # suites and groups of the server tests (cpt_tls_server_setup's files and
 # CA). TLS 1.3 clients accept either certificate, and the servers present the

@@ -39,6 +39,8 @@ cpt_tls_server_setup "$T" "$WWW" || {
 }
 
 PORT=$(cpt_free_port)
+# OpenSSL 3.5's hybrid groups first where it has them.
+HYBRID_GROUPS=$(for hg in $(cpt_tls_hybrid_groups); do printf '%s:' "${hg%%:*}"; done)
 cat >"$T/nginx.conf" <<EOF
 daemon on;
 master_process on;
@@ -64,7 +66,7 @@ http {
         ssl_certificate_key $T/ec.key;
         ssl_protocols TLSv1.2 TLSv1.3;
         ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305:ECDHE-RSA-AES128-SHA256;
-        ssl_ecdh_curve X25519:prime256v1:secp384r1;
+        ssl_ecdh_curve ${HYBRID_GROUPS}X25519:prime256v1:secp384r1;
         ssl_session_cache off;
         ssl_session_tickets off;
         root $WWW;
@@ -122,6 +124,9 @@ for alg in RSA ECDSA X25519 ECDH AES-128-GCM AES-256-GCM ChaCha20-Poly1305 AES-1
         cpt_fail "counters-$alg" "no $alg operation by cptprov in the workers: $(for p in $(nginx_pids); do cpt_stats_show "$STATS" "$p"; done)"
     fi
 done
+
+worker_device() { worker_sum "$1" device; }
+cpt_tls_fetch_hybrid "$PORT" "$T" "$WWW" "$LOGS" worker_device
 
 # cptstat sees the workers: each one listed, and the Prometheus text has
 # their GCM operations.

@@ -231,6 +231,10 @@ run_case() {
         errs+=("payload mismatch: got '${got}' want '$want $size'")
     fi
 
+    # NEGOTIATED (variable): the TLS 1.3 group s_client -brief must report.
+    if [ -n "${NEGOTIATED:-}" ] && ! grep -q "^Negotiated TLS1.3 group: $NEGOTIATED\$" "$d/client.err"; then
+        errs+=("negotiated group $(sed -n 's/^Negotiated TLS1.3 group: //p' "$d/client.err"), expected $NEGOTIATED")
+    fi
     cs=$(sed -n 's/^Ciphersuite: //p' "$d/client.err" | head -n1)
     if [ -z "$cs" ]; then
         errs+=("no Ciphersuite line from s_client -brief")
@@ -263,6 +267,13 @@ run_case() {
             fi
         done
     done
+    # CLIENT_KEX_MIN="ALG N" (variable): the client did at least N ALG
+    # operations on the device (OpenSSL 3.5's client offers two key shares).
+    if [ -n "${CLIENT_KEX_MIN:-}" ] && [ -n "$cli_pid" ]; then
+        local kalg=${CLIENT_KEX_MIN% *} kmin=${CLIENT_KEX_MIN#* } kops
+        kops=$(cpt_stats_get "$STATS" "$cli_pid" "$kalg" device)
+        [ "${kops:-0}" -ge "$kmin" ] || errs+=("client did ${kops:-0} $kalg on the device, at least $kmin expected")
+    fi
     # A clean exchange has no failed operation at either end.
     for who in server client; do
         [ $who = server ] && p=$srv_pid || p=$cli_pid
@@ -529,4 +540,29 @@ ALG_PATH=software run_case tls12-aes128sha-stitched-cpu-path download AES-128-CB
     -tls1_2 -cipher ECDHE-RSA-AES128-SHA -no_etm
 
 echo "tls_test: $(( ($(date +%s%N) - START) / 1000000 )) ms"
+
+# OpenSSL 3.5's hybrid groups: libssl hands the classical half of
+# X25519MLKEM768 and SecP256r1MLKEM768 to the default provider's hybrid
+# code, which fetches X25519 / EC through the library context and so runs
+# that half in cptprov (key generation, export of the public key, import of
+# the peer's, the derivation), also inside ASYNC jobs. Its client offers two
+# key shares by default (X25519MLKEM768 and X25519): two X25519 key
+# generations and the derivation. Not on OpenSSL before 3.5 (no such groups).
+if printf '%s\n' 3.5 "$("$OPENSSL" version | awk '{print $2}' | cut -d. -f1,2)" | sort -C -V; then
+    NEGOTIATED=X25519MLKEM768 run_case tls13-x25519mlkem768 download AES-256-GCM \
+        TLS_AES_256_GCM_SHA384 -tls1_3 -groups X25519MLKEM768 -- -tls1_3 -groups X25519MLKEM768
+    NEGOTIATED=X25519MLKEM768 run_case tls13-x25519mlkem768-async upload AES-256-GCM \
+        TLS_AES_256_GCM_SHA384 -async -tls1_3 -groups X25519MLKEM768 -- -tls1_3 -groups X25519MLKEM768
+    KEX="ECDH RSA" NEGOTIATED=SecP256r1MLKEM768 run_case tls13-secp256r1mlkem768 download AES-256-GCM \
+        TLS_AES_256_GCM_SHA384 -tls1_3 -groups SecP256r1MLKEM768 -- -tls1_3 -groups SecP256r1MLKEM768
+    KEX="ECDH RSA" NEGOTIATED=SecP256r1MLKEM768 run_case tls13-secp256r1mlkem768-async upload AES-256-GCM \
+        TLS_AES_256_GCM_SHA384 -async -tls1_3 -groups SecP256r1MLKEM768 -- -tls1_3 -groups SecP256r1MLKEM768
+    NEGOTIATED=X25519MLKEM768 CLIENT_KEX_MIN="X25519 3" run_case tls13-default-groups download AES-256-GCM \
+        TLS_AES_256_GCM_SHA384 -tls1_3 -- -tls1_3
+    NEGOTIATED=X25519MLKEM768 ENDS=server run_case interop-tls13-x25519mlkem768-cptprov-server download AES-256-GCM \
+        TLS_AES_256_GCM_SHA384 -tls1_3 -- -tls1_3
+    NEGOTIATED=SecP256r1MLKEM768 KEX="ECDH RSA" ENDS=client run_case interop-tls13-secp256r1mlkem768-cptprov-client \
+        download AES-256-GCM TLS_AES_256_GCM_SHA384 -tls1_3 -groups SecP256r1MLKEM768 -- -tls1_3 -groups SecP256r1MLKEM768
+fi
+
 cpt_finish
