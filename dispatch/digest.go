@@ -128,6 +128,13 @@ func digestWithID(list []*digest, id uint32) *digest {
 	return nil
 }
 
+// noDefaultLength reports a digest without a default output length in the
+// running OpenSSL: SHAKE since 3.4, which OAEP and ECDSA then refuse.
+func (d *digest) noDefaultLength(env *Env) bool {
+	_, xof := d.newHash().(*shakeHash)
+	return xof && env.openSSLAtLeast(3, 4)
+}
+
 // newSHAKE makes a SHAKE read to size bytes a hash.Hash.
 func newSHAKE(xof func() *sha3.SHAKE, size int) func() hash.Hash {
 	return func() hash.Hash { return &shakeHash{xof(), xof, size} }

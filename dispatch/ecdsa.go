@@ -46,7 +46,7 @@ func (ecdsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdNa
 	if op == OpVerify && k.head.Has&KeyHasPublic == 0 {
 		return errorf(ReasonMissingKey, "ECDSA verification needs a public key")
 	}
-	if err := c.start(op, stream, mdName, "ECDSA"); err != nil {
+	if err := c.start(env, op, stream, mdName, "ECDSA"); err != nil {
 		return err
 	}
 	return ecdsaSig{}.SetParams(env, st, params)
@@ -58,7 +58,7 @@ func (ecdsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	params.Each(func(name string, p *Param) bool {
 		switch name {
 		case "digest":
-			err = c.setDigest(p, "ECDSA")
+			err = c.setDigest(env, p, "ECDSA")
 		case "digest-size":
 			v, ok := p.Uint64()
 			if d := digestByID(c.md); !ok || (d != nil && uint64(d.size) != v) {

@@ -214,7 +214,7 @@ func (rsaEnc) Encrypt(env *Env, st, key, out unsafe.Pointer, outsize int, in, la
 // OpenSSL does: since 3.4 SHAKE has no default output length, and OAEP
 // takes a digest's length from it (EVP_MD_get_size, 0).
 func oaepXOFCheck(env *Env, d *digest) *Error {
-	if _, xof := d.newHash().(*shakeHash); xof && env.openSSLAtLeast(3, 4) {
+	if d.noDefaultLength(env) {
 		return errorf(ReasonInvalidLength, "%s has no output length for OAEP (OpenSSL 3.4 and later)", d.names[0])
 	}
 	return nil

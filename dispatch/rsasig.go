@@ -92,7 +92,7 @@ func (rsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdName
 			}
 		}
 	}
-	if err := c.start(op, stream, mdName, "RSA"); err != nil {
+	if err := c.start(env, op, stream, mdName, "RSA"); err != nil {
 		return err
 	}
 	return c.setParams(env, params, true)
@@ -114,7 +114,7 @@ func (c *rsaSigCtx) setParams(env *Env, params Params, init bool) *Error {
 	params.Each(func(name string, p *Param) bool {
 		switch name {
 		case "digest":
-			err = n.setDigest(p, "RSA")
+			err = n.setDigest(env, p, "RSA")
 		case "mgf1-digest":
 			v, _ := p.UTF8()
 			if d := sigDigestByName("RSA", v); d == nil {

@@ -93,13 +93,13 @@ type sigBase struct {
 
 // start begins an operation: op, and with stream a message hashed with the
 // digest mdName.
-func (b *sigBase) start(op int, stream bool, mdName, scheme string) *Error {
+func (b *sigBase) start(env *Env, op int, stream bool, mdName, scheme string) *Error {
 	b.hs.reset()
 	*b = sigBase{op: uint32(op)}
 	if mdName != "" {
-		d := sigDigestByName(scheme, mdName)
-		if d == nil {
-			return unsignedDigest(mdName, scheme)
+		d, err := sigDigest(env, scheme, mdName)
+		if err != nil {
+			return err
 		}
 		b.md = d.id
 	}
@@ -122,16 +122,29 @@ func sigDigestByName(scheme, name string) *digest {
 	return d
 }
 
+// sigDigest is sigDigestByName with the running OpenSSL's rules and the
+// default provider's reason for a digest it refuses.
+func sigDigest(env *Env, scheme, name string) (*digest, *Error) {
+	d := sigDigestByName(scheme, name)
+	switch {
+	case d == nil:
+		return nil, unsignedDigest(name, scheme)
+	case d.noDefaultLength(env):
+		return nil, errorf(ReasonInvalidDigest, "%s has no output length for %s (OpenSSL 3.4 and later)", d.names[0], scheme)
+	}
+	return d, nil
+}
+
 // setDigest takes the "digest" parameter, which cannot change in the middle
 // of a hashed message.
-func (b *sigBase) setDigest(p *Param, scheme string) *Error {
+func (b *sigBase) setDigest(env *Env, p *Param, scheme string) *Error {
 	v, ok := p.UTF8()
-	d := sigDigestByName(scheme, v)
+	d, derr := sigDigest(env, scheme, v)
 	switch {
 	case !ok:
 		return errorf(ReasonBadParameter, "parameter \"digest\" must be a UTF-8 string")
-	case d == nil:
-		return unsignedDigest(v, scheme)
+	case derr != nil:
+		return derr
 	case b.stream != 0 && b.hs.n != 0 && d.id != b.md:
 		return errorf(ReasonWrongState, "the digest cannot change while a message is hashed")
 	}
