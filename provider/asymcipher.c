@@ -8,6 +8,7 @@
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 #include "cptprov.h"
+#include "dispatch.h"
 
 struct cptprov_asym {
     struct cptprov_ctx *prov;
@@ -226,27 +227,25 @@ static const OSSL_PARAM rsa_enc_settable[] = {
         (void)provctx;                                                                    \
         return SETTABLE + (cptprov_openssl_at_least(3, 2) ? 0 : 1);                       \
     }                                                                                     \
-    static const OSSL_DISPATCH cptprov_##lc##_asym_functions[] = {                        \
-        { OSSL_FUNC_ASYM_CIPHER_NEWCTX, (void (*)(void))cptprov_##lc##_newctx },          \
-        { OSSL_FUNC_ASYM_CIPHER_FREECTX, (void (*)(void))cptprov_asym_free },             \
-        { OSSL_FUNC_ASYM_CIPHER_DUPCTX, (void (*)(void))cptprov_asym_dup },               \
-        { OSSL_FUNC_ASYM_CIPHER_ENCRYPT_INIT, (void (*)(void))cptprov_encrypt_init },     \
-        { OSSL_FUNC_ASYM_CIPHER_ENCRYPT, (void (*)(void))cptprov_encrypt },               \
-        { OSSL_FUNC_ASYM_CIPHER_DECRYPT_INIT, (void (*)(void))cptprov_decrypt_init },     \
-        { OSSL_FUNC_ASYM_CIPHER_DECRYPT, (void (*)(void))cptprov_decrypt },               \
-        { OSSL_FUNC_ASYM_CIPHER_GET_CTX_PARAMS, (void (*)(void))cptprov_asym_get_params }, \
-        { OSSL_FUNC_ASYM_CIPHER_GETTABLE_CTX_PARAMS,                                      \
-            (void (*)(void))cptprov_##lc##_gettable },                                    \
-        { OSSL_FUNC_ASYM_CIPHER_SET_CTX_PARAMS, (void (*)(void))cptprov_asym_set_params }, \
-        { OSSL_FUNC_ASYM_CIPHER_SETTABLE_CTX_PARAMS,                                      \
-            (void (*)(void))cptprov_##lc##_settable },                                    \
-        { 0, NULL }                                                                       \
+    static const OSSL_DISPATCH cptprov_##lc##_asym_cipher_functions[] = {                        \
+        CPT_FN(ASYM_CIPHER_NEWCTX, asym_cipher_newctx, cptprov_##lc##_newctx),          \
+        CPT_FN(ASYM_CIPHER_FREECTX, asym_cipher_freectx, cptprov_asym_free),             \
+        CPT_FN(ASYM_CIPHER_DUPCTX, asym_cipher_dupctx, cptprov_asym_dup),               \
+        CPT_FN(ASYM_CIPHER_ENCRYPT_INIT, asym_cipher_encrypt_init, cptprov_encrypt_init),     \
+        CPT_FN(ASYM_CIPHER_ENCRYPT, asym_cipher_encrypt, cptprov_encrypt),               \
+        CPT_FN(ASYM_CIPHER_DECRYPT_INIT, asym_cipher_decrypt_init, cptprov_decrypt_init),     \
+        CPT_FN(ASYM_CIPHER_DECRYPT, asym_cipher_decrypt, cptprov_decrypt),               \
+        CPT_FN(ASYM_CIPHER_GET_CTX_PARAMS, asym_cipher_get_ctx_params, cptprov_asym_get_params), \
+        CPT_FN(ASYM_CIPHER_GETTABLE_CTX_PARAMS, asym_cipher_gettable_ctx_params, cptprov_##lc##_gettable),                                    \
+        CPT_FN(ASYM_CIPHER_SET_CTX_PARAMS, asym_cipher_set_ctx_params, cptprov_asym_set_params), \
+        CPT_FN(ASYM_CIPHER_SETTABLE_CTX_PARAMS, asym_cipher_settable_ctx_params, cptprov_##lc##_settable),                                    \
+        CPT_FN_END                                                                       \
     };
 
 CPTPROV_ASYM(rsa, CPT_ASYM_RSA, CPT_KEY_RSA, rsa_enc_gettable, rsa_enc_settable)
 
 const OSSL_ALGORITHM cptprov_asym_ciphers[] = {
-    { "RSA:rsaEncryption:1.2.840.113549.1.1.1", CPTPROV_PROPS, cptprov_rsa_asym_functions,
+    { "RSA:rsaEncryption:1.2.840.113549.1.1.1", CPTPROV_PROPS, cptprov_rsa_asym_cipher_functions,
         "RSA encryption on the CPT" },
     { NULL, NULL, NULL, NULL }
 };

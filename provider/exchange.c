@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 #include "cptprov.h"
+#include "dispatch.h"
 
 struct cptprov_exch {
     struct cptprov_ctx *prov;
@@ -154,24 +155,24 @@ static const OSSL_PARAM *cptprov_exch_settable(void *vx, void *provctx)
     {                                                                            \
         return exch_new(provctx, KT);                                            \
     }                                                                            \
-    static const OSSL_DISPATCH cptprov_##lc##_exch_functions[] = {               \
-        { OSSL_FUNC_KEYEXCH_NEWCTX, (void (*)(void))cptprov_##lc##_exch_new },   \
-        { OSSL_FUNC_KEYEXCH_FREECTX, (void (*)(void))cptprov_exch_free },        \
-        { OSSL_FUNC_KEYEXCH_DUPCTX, (void (*)(void))cptprov_exch_dup },          \
-        { OSSL_FUNC_KEYEXCH_INIT, (void (*)(void))cptprov_exch_init },           \
-        { OSSL_FUNC_KEYEXCH_SET_PEER, (void (*)(void))cptprov_exch_set_peer },   \
-        { OSSL_FUNC_KEYEXCH_DERIVE, (void (*)(void))cptprov_exch_derive },       \
-        { OSSL_FUNC_KEYEXCH_SET_CTX_PARAMS, (void (*)(void))cptprov_exch_set_params }, \
-        { OSSL_FUNC_KEYEXCH_SETTABLE_CTX_PARAMS, (void (*)(void))cptprov_exch_settable }, \
-        { 0, NULL }                                                              \
+    static const OSSL_DISPATCH cptprov_##lc##_keyexch_functions[] = {               \
+        CPT_FN(KEYEXCH_NEWCTX, keyexch_newctx, cptprov_##lc##_exch_new),   \
+        CPT_FN(KEYEXCH_FREECTX, keyexch_freectx, cptprov_exch_free),        \
+        CPT_FN(KEYEXCH_DUPCTX, keyexch_dupctx, cptprov_exch_dup),          \
+        CPT_FN(KEYEXCH_INIT, keyexch_init, cptprov_exch_init),           \
+        CPT_FN(KEYEXCH_SET_PEER, keyexch_set_peer, cptprov_exch_set_peer),   \
+        CPT_FN(KEYEXCH_DERIVE, keyexch_derive, cptprov_exch_derive),       \
+        CPT_FN(KEYEXCH_SET_CTX_PARAMS, keyexch_set_ctx_params, cptprov_exch_set_params), \
+        CPT_FN(KEYEXCH_SETTABLE_CTX_PARAMS, keyexch_settable_ctx_params, cptprov_exch_settable), \
+        CPT_FN_END                                                              \
     };
 
 CPTPROV_EXCH(x25519, CPT_KEY_X25519)
 CPTPROV_EXCH(ecdh, CPT_KEY_EC)
 
 const OSSL_ALGORITHM cptprov_keyexchs[] = {
-    { "X25519:1.3.101.110", CPTPROV_PROPS, cptprov_x25519_exch_functions,
+    { "X25519:1.3.101.110", CPTPROV_PROPS, cptprov_x25519_keyexch_functions,
         "X25519 key exchange on the CPT" },
-    { "ECDH", CPTPROV_PROPS, cptprov_ecdh_exch_functions, "ECDH on the CPT (NIST prime curves)" },
+    { "ECDH", CPTPROV_PROPS, cptprov_ecdh_keyexch_functions, "ECDH on the CPT (NIST prime curves)" },
     { NULL, NULL, NULL, NULL }
 };

@@ -9,6 +9,7 @@
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 #include "cptprov.h"
+#include "dispatch.h"
 
 struct cptprov_keytype {
     int id; /* CPT_KEY_* */
@@ -343,29 +344,28 @@ static const char *operation_name(const struct cptprov_keytype *kt, int operatio
         return operation_name(&cptprov_##lc##_kt, operation_id);                          \
     }                                                                                     \
     static const OSSL_DISPATCH cptprov_##lc##_keymgmt_functions[] = {                     \
-        { OSSL_FUNC_KEYMGMT_NEW, (void (*)(void))cptprov_##lc##_new },                    \
-        { OSSL_FUNC_KEYMGMT_FREE, (void (*)(void))cptprov_key_free },                     \
-        { OSSL_FUNC_KEYMGMT_DUP, (void (*)(void))cptprov_key_dup },                       \
-        { OSSL_FUNC_KEYMGMT_HAS, (void (*)(void))cptprov_key_has },                       \
-        { OSSL_FUNC_KEYMGMT_MATCH, (void (*)(void))cptprov_key_match },                   \
-        { OSSL_FUNC_KEYMGMT_VALIDATE, (void (*)(void))cptprov_key_validate },             \
-        { OSSL_FUNC_KEYMGMT_IMPORT, (void (*)(void))cptprov_key_import },                 \
-        { OSSL_FUNC_KEYMGMT_IMPORT_TYPES, (void (*)(void))cptprov_##lc##_types },         \
-        { OSSL_FUNC_KEYMGMT_EXPORT, (void (*)(void))cptprov_key_export },                 \
-        { OSSL_FUNC_KEYMGMT_EXPORT_TYPES, (void (*)(void))cptprov_##lc##_types },         \
-        { OSSL_FUNC_KEYMGMT_GET_PARAMS, (void (*)(void))cptprov_key_get_params },         \
-        { OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, (void (*)(void))cptprov_##lc##_gettable },   \
-        { OSSL_FUNC_KEYMGMT_SET_PARAMS, (void (*)(void))cptprov_key_set_params },         \
-        { OSSL_FUNC_KEYMGMT_SETTABLE_PARAMS, (void (*)(void))cptprov_##lc##_settable },   \
-        { OSSL_FUNC_KEYMGMT_GEN_INIT, (void (*)(void))cptprov_##lc##_gen_init },          \
-        { OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, (void (*)(void))cptprov_keygen_set_params },  \
-        { OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS,                                          \
-            (void (*)(void))cptprov_##lc##_gen_settable },                                \
-        { OSSL_FUNC_KEYMGMT_GEN, (void (*)(void))cptprov_keygen },                        \
-        { OSSL_FUNC_KEYMGMT_GEN_CLEANUP, (void (*)(void))cptprov_keygen_cleanup },        \
-        { OSSL_FUNC_KEYMGMT_GEN_SET_TEMPLATE, (void (*)(void))cptprov_keygen_set_template }, \
-        { OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, (void (*)(void))cptprov_##lc##_opname }, \
-        { 0, NULL }                                                                       \
+        CPT_FN(KEYMGMT_NEW, keymgmt_new, cptprov_##lc##_new),                    \
+        CPT_FN(KEYMGMT_FREE, keymgmt_free, cptprov_key_free),                     \
+        CPT_FN(KEYMGMT_DUP, keymgmt_dup, cptprov_key_dup),                       \
+        CPT_FN(KEYMGMT_HAS, keymgmt_has, cptprov_key_has),                       \
+        CPT_FN(KEYMGMT_MATCH, keymgmt_match, cptprov_key_match),                   \
+        CPT_FN(KEYMGMT_VALIDATE, keymgmt_validate, cptprov_key_validate),             \
+        CPT_FN(KEYMGMT_IMPORT, keymgmt_import, cptprov_key_import),                 \
+        CPT_FN(KEYMGMT_IMPORT_TYPES, keymgmt_import_types, cptprov_##lc##_types),         \
+        CPT_FN(KEYMGMT_EXPORT, keymgmt_export, cptprov_key_export),                 \
+        CPT_FN(KEYMGMT_EXPORT_TYPES, keymgmt_export_types, cptprov_##lc##_types),         \
+        CPT_FN(KEYMGMT_GET_PARAMS, keymgmt_get_params, cptprov_key_get_params),         \
+        CPT_FN(KEYMGMT_GETTABLE_PARAMS, keymgmt_gettable_params, cptprov_##lc##_gettable),   \
+        CPT_FN(KEYMGMT_SET_PARAMS, keymgmt_set_params, cptprov_key_set_params),         \
+        CPT_FN(KEYMGMT_SETTABLE_PARAMS, keymgmt_settable_params, cptprov_##lc##_settable),   \
+        CPT_FN(KEYMGMT_GEN_INIT, keymgmt_gen_init, cptprov_##lc##_gen_init),          \
+        CPT_FN(KEYMGMT_GEN_SET_PARAMS, keymgmt_gen_set_params, cptprov_keygen_set_params),  \
+        CPT_FN(KEYMGMT_GEN_SETTABLE_PARAMS, keymgmt_gen_settable_params, cptprov_##lc##_gen_settable),                                \
+        CPT_FN(KEYMGMT_GEN, keymgmt_gen, cptprov_keygen),                        \
+        CPT_FN(KEYMGMT_GEN_CLEANUP, keymgmt_gen_cleanup, cptprov_keygen_cleanup),        \
+        CPT_FN(KEYMGMT_GEN_SET_TEMPLATE, keymgmt_gen_set_template, cptprov_keygen_set_template), \
+        CPT_FN(KEYMGMT_QUERY_OPERATION_NAME, keymgmt_query_operation_name, cptprov_##lc##_opname), \
+        CPT_FN_END                                                                       \
     };
 
 /* X25519, with the parameter lists of OpenSSL's own implementation. */

@@ -16,6 +16,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include "cptprov.h"
+#include "dispatch.h"
 
 
 static const OSSL_PARAM provider_gettable_params[] = {
@@ -97,14 +98,14 @@ static void cptprov_teardown(void *provctx)
     }
 }
 
-static const OSSL_DISPATCH cptprov_dispatch[] = {
-    { OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))cptprov_teardown },
-    { OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))cptprov_gettable_params },
-    { OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))cptprov_get_params },
-    { OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))cptprov_query },
-    { OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))cptprov_get_reason_strings },
-    { OSSL_FUNC_PROVIDER_GET_CAPABILITIES, (void (*)(void))cptprov_get_capabilities },
-    { 0, NULL }
+static const OSSL_DISPATCH cptprov_provider_functions[] = {
+    CPT_FN(PROVIDER_TEARDOWN, provider_teardown, cptprov_teardown),
+    CPT_FN(PROVIDER_GETTABLE_PARAMS, provider_gettable_params, cptprov_gettable_params),
+    CPT_FN(PROVIDER_GET_PARAMS, provider_get_params, cptprov_get_params),
+    CPT_FN(PROVIDER_QUERY_OPERATION, provider_query_operation, cptprov_query),
+    CPT_FN(PROVIDER_GET_REASON_STRINGS, provider_get_reason_strings, cptprov_get_reason_strings),
+    CPT_FN(PROVIDER_GET_CAPABILITIES, provider_get_capabilities, cptprov_get_capabilities),
+    CPT_FN_END
 };
 
 /*
@@ -189,7 +190,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     }
     pin_module();
     cptprov_errors_register(p, 1);
-    *out = cptprov_dispatch;
+    *out = cptprov_provider_functions;
     *provctx = p;
     return 1;
 }

@@ -8,6 +8,7 @@
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 #include "cptprov.h"
+#include "dispatch.h"
 
 struct cptprov_sig {
     struct cptprov_ctx *prov;
@@ -268,28 +269,26 @@ static const OSSL_PARAM ecdsa_settable[] = {
         return SETTABLE;                                                                  \
     }                                                                                     \
     static const OSSL_DISPATCH cptprov_##lc##_signature_functions[] = {                   \
-        { OSSL_FUNC_SIGNATURE_NEWCTX, (void (*)(void))cptprov_##lc##_newctx },            \
-        { OSSL_FUNC_SIGNATURE_FREECTX, (void (*)(void))cptprov_sig_free },                \
-        { OSSL_FUNC_SIGNATURE_DUPCTX, (void (*)(void))cptprov_sig_dup },                  \
-        { OSSL_FUNC_SIGNATURE_SIGN_INIT, (void (*)(void))cptprov_sign_init },             \
-        { OSSL_FUNC_SIGNATURE_SIGN, (void (*)(void))cptprov_sign },                       \
-        { OSSL_FUNC_SIGNATURE_VERIFY_INIT, (void (*)(void))cptprov_verify_init },         \
-        { OSSL_FUNC_SIGNATURE_VERIFY, (void (*)(void))cptprov_verify },                   \
-        { OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT, (void (*)(void))cptprov_digest_sign_init }, \
-        { OSSL_FUNC_SIGNATURE_DIGEST_SIGN_UPDATE, (void (*)(void))cptprov_digest_update }, \
-        { OSSL_FUNC_SIGNATURE_DIGEST_SIGN_FINAL, (void (*)(void))cptprov_digest_sign_final }, \
-        { OSSL_FUNC_SIGNATURE_DIGEST_SIGN, (void (*)(void))cptprov_digest_sign },         \
-        { OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT,                                         \
-            (void (*)(void))cptprov_digest_verify_init },                                 \
-        { OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE, (void (*)(void))cptprov_digest_update }, \
-        { OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL,                                        \
-            (void (*)(void))cptprov_digest_verify_final },                                \
-        { OSSL_FUNC_SIGNATURE_DIGEST_VERIFY, (void (*)(void))cptprov_digest_verify },     \
-        { OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS, (void (*)(void))cptprov_sig_get_params },   \
-        { OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, (void (*)(void))cptprov_##lc##_gettable }, \
-        { OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, (void (*)(void))cptprov_sig_set_params },   \
-        { OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, (void (*)(void))cptprov_##lc##_settable }, \
-        EXTRA { 0, NULL }                                                                 \
+        CPT_FN(SIGNATURE_NEWCTX, signature_newctx, cptprov_##lc##_newctx),            \
+        CPT_FN(SIGNATURE_FREECTX, signature_freectx, cptprov_sig_free),                \
+        CPT_FN(SIGNATURE_DUPCTX, signature_dupctx, cptprov_sig_dup),                  \
+        CPT_FN(SIGNATURE_SIGN_INIT, signature_sign_init, cptprov_sign_init),             \
+        CPT_FN(SIGNATURE_SIGN, signature_sign, cptprov_sign),                       \
+        CPT_FN(SIGNATURE_VERIFY_INIT, signature_verify_init, cptprov_verify_init),         \
+        CPT_FN(SIGNATURE_VERIFY, signature_verify, cptprov_verify),                   \
+        CPT_FN(SIGNATURE_DIGEST_SIGN_INIT, signature_digest_sign_init, cptprov_digest_sign_init), \
+        CPT_FN(SIGNATURE_DIGEST_SIGN_UPDATE, signature_digest_sign_update, cptprov_digest_update), \
+        CPT_FN(SIGNATURE_DIGEST_SIGN_FINAL, signature_digest_sign_final, cptprov_digest_sign_final), \
+        CPT_FN(SIGNATURE_DIGEST_SIGN, signature_digest_sign, cptprov_digest_sign),         \
+        CPT_FN(SIGNATURE_DIGEST_VERIFY_INIT, signature_digest_verify_init, cptprov_digest_verify_init),                                 \
+        CPT_FN(SIGNATURE_DIGEST_VERIFY_UPDATE, signature_digest_verify_update, cptprov_digest_update), \
+        CPT_FN(SIGNATURE_DIGEST_VERIFY_FINAL, signature_digest_verify_final, cptprov_digest_verify_final),                                \
+        CPT_FN(SIGNATURE_DIGEST_VERIFY, signature_digest_verify, cptprov_digest_verify),     \
+        CPT_FN(SIGNATURE_GET_CTX_PARAMS, signature_get_ctx_params, cptprov_sig_get_params),   \
+        CPT_FN(SIGNATURE_GETTABLE_CTX_PARAMS, signature_gettable_ctx_params, cptprov_##lc##_gettable), \
+        CPT_FN(SIGNATURE_SET_CTX_PARAMS, signature_set_ctx_params, cptprov_sig_set_params),   \
+        CPT_FN(SIGNATURE_SETTABLE_CTX_PARAMS, signature_settable_ctx_params, cptprov_##lc##_settable), \
+        EXTRA CPT_FN_END                                                                 \
     };
 
 CPTPROV_SIGNATURE(ecdsa, CPT_SIG_ECDSA, 1u << CPT_KEY_EC, ecdsa_gettable, ecdsa_settable, )
@@ -312,8 +311,8 @@ static const OSSL_PARAM rsa_settable[] = {
 
 /* RSA signatures also carry their data: verify-recover. */
 #define RSA_RECOVER                                                                       \
-    { OSSL_FUNC_SIGNATURE_VERIFY_RECOVER_INIT, (void (*)(void))cptprov_verify_recover_init }, \
-        { OSSL_FUNC_SIGNATURE_VERIFY_RECOVER, (void (*)(void))cptprov_verify_recover },
+    CPT_FN(SIGNATURE_VERIFY_RECOVER_INIT, signature_verify_recover_init, cptprov_verify_recover_init), \
+        CPT_FN(SIGNATURE_VERIFY_RECOVER, signature_verify_recover, cptprov_verify_recover),
 
 CPTPROV_SIGNATURE(rsa, CPT_SIG_RSA, (1u << CPT_KEY_RSA) | (1u << CPT_KEY_RSA_PSS), rsa_gettable,
     rsa_settable, RSA_RECOVER)
