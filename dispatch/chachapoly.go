@@ -23,8 +23,8 @@ type chachaPolyCtx struct {
 // Its engine verifies decryptions itself.
 type chachaPoly struct{ aeadAlg }
 
-func newChaChaPoly(id int) chachaPoly {
-	return chachaPoly{aeadAlg{id: id, name: "ChaCha20-Poly1305", keyLen: 32, device: cptdrv.CipherChaChaPoly, deviceVerifies: true, peekFirst: true}}
+func newChaChaPoly(id int, name string, keyLen int) chachaPoly {
+	return chachaPoly{aeadAlg{id: id, name: name, keyLen: keyLen, device: cptdrv.CipherChaChaPoly, deviceVerifies: true, peekFirst: true}}
 }
 
 func (x chachaPoly) StateSize() uintptr { return unsafe.Sizeof(chachaPolyCtx{}) }

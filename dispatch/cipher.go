@@ -68,22 +68,6 @@ type AEADShadow struct {
 // path finished a message with the IV of the init it still holds for Go.
 const finalDoneIVUsed = 2
 
-// Cipher IDs shared with the C side (provider/cptabi.h CPT_ALG_*).
-const (
-	AlgAES128GCM  = 1
-	AlgAES192GCM  = 2
-	AlgAES256GCM  = 3
-	AlgAES128CBC  = 4
-	AlgAES192CBC  = 5
-	AlgAES256CBC  = 6
-	AlgAES128CTR  = 7
-	AlgAES192CTR  = 8
-	AlgAES256CTR  = 9
-	AlgDESEDE3CBC = 10
-	AlgChaCha20   = 11
-	AlgChaChaPoly = 12
-)
-
 // Counter slots of the asymmetric algorithms (Env.algCounters), after the
 // ciphers' ids.
 const (
@@ -97,20 +81,49 @@ const (
 // maxAlg bounds the algorithm ids (CPT_ALG_*).
 const maxAlg = 64
 
-var ciphers = [maxAlg]Cipher{
-	AlgAES128GCM:  newGCM(AlgAES128GCM, "AES-128-GCM", 16),
-	AlgAES192GCM:  newGCM(AlgAES192GCM, "AES-192-GCM", 24),
-	AlgAES256GCM:  newGCM(AlgAES256GCM, "AES-256-GCM", 32),
-	AlgAES128CBC:  blockCipher{id: AlgAES128CBC, name: "AES-128-CBC", keyLen: 16, block: 16, device: cptdrv.CipherAESCBC, padded: true},
-	AlgAES192CBC:  blockCipher{id: AlgAES192CBC, name: "AES-192-CBC", keyLen: 24, block: 16, device: cptdrv.CipherAESCBC, padded: true},
-	AlgAES256CBC:  blockCipher{id: AlgAES256CBC, name: "AES-256-CBC", keyLen: 32, block: 16, device: cptdrv.CipherAESCBC, padded: true},
-	AlgAES128CTR:  blockCipher{id: AlgAES128CTR, name: "AES-128-CTR", keyLen: 16, block: 16, device: cptdrv.CipherAESCTR},
-	AlgAES192CTR:  blockCipher{id: AlgAES192CTR, name: "AES-192-CTR", keyLen: 24, block: 16, device: cptdrv.CipherAESCTR},
-	AlgAES256CTR:  blockCipher{id: AlgAES256CTR, name: "AES-256-CTR", keyLen: 32, block: 16, device: cptdrv.CipherAESCTR},
-	AlgDESEDE3CBC: blockCipher{id: AlgDESEDE3CBC, name: "DES-EDE3-CBC", keyLen: 24, block: 8, device: cptdrv.Cipher3DESCBC, padded: true},
-	AlgChaCha20:   blockCipher{id: AlgChaCha20, name: "ChaCha20", keyLen: 32, block: 16, device: cptdrv.CipherChaCha20, chacha: true},
-	AlgChaChaPoly: newChaChaPoly(AlgChaChaPoly),
+//go:generate go run ../internal/algdef/gen -def ../provider/algorithms.def -o algorithms_gen.go
+
+// cipherRow is a cipher of the list of algorithms (provider/algorithms.def,
+// copied to cipherRows in algorithms_gen.go).
+type cipherRow struct {
+	id     int
+	name   string
+	family family
+	keyLen int
+	digest int // the stitched ciphers: the HMAC's digest (MD*)
 }
+
+// family is a family of the list; a cipher's family is its implementation.
+type family uint8
+
+// cipherFamilies makes the cipher of a row of the list.
+var cipherFamilies = [numFamilies]func(r cipherRow) Cipher{
+	famAESGCM:           func(r cipherRow) Cipher { return newGCM(r.id, r.name, r.keyLen) },
+	famAESCBC:           blockFamily(16, cptdrv.CipherAESCBC, true, false),
+	famAESCTR:           blockFamily(16, cptdrv.CipherAESCTR, false, false),
+	famDESEDE3CBC:       blockFamily(8, cptdrv.Cipher3DESCBC, true, false),
+	famCHACHA20:         blockFamily(16, cptdrv.CipherChaCha20, false, true),
+	famCHACHA20POLY1305: func(r cipherRow) Cipher { return newChaChaPoly(r.id, r.name, r.keyLen) },
+	famAESCBCHMAC:       func(r cipherRow) Cipher { return newStitched(r) },
+}
+
+// blockFamily makes the ciphers of a family of blockCipher.
+func blockFamily(block int, device uint16, padded, chacha bool) func(r cipherRow) Cipher {
+	return func(r cipherRow) Cipher {
+		return blockCipher{id: r.id, name: r.name, keyLen: r.keyLen, block: block, device: device, padded: padded, chacha: chacha}
+	}
+}
+
+// ciphers holds the cipher of each row by id; a family without an
+// implementation here leaves its rows out (TestAlgorithmList fails).
+var ciphers = func() (t [maxAlg]Cipher) {
+	for _, r := range cipherRows {
+		if f := cipherFamilies[r.family]; f != nil {
+			t[r.id] = f(r)
+		}
+	}
+	return t
+}()
 
 // CipherByID returns the cipher for a CPT_ALG_* id, or nil.
 func CipherByID(id int) Cipher {

@@ -68,19 +68,16 @@ func (d *digest) digestInfo() []byte {
 
 const rsaAndPSSKey = useRSA | usePSSKey
 
+// digests are the device's digests (the list's, by their names there),
+// then those only signatures and OAEP hash, with ids of their own above.
 var digests = []*digest{
-	{1, []string{"SHA1", "SHA-1", "SSL3-SHA1", "1.3.14.3.2.26"}, 20, sha1.New,
-		[]byte{0x30, 0x09, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x01}, rsaAndPSSKey},
-	{2, []string{"SHA2-224", "SHA-224", "SHA224", "2.16.840.1.101.3.4.2.4"}, 28, sha256.New224,
-		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x01}, rsaAndPSSKey},
-	{3, []string{"SHA2-256", "SHA-256", "SHA256", "2.16.840.1.101.3.4.2.1"}, 32, sha256.New,
-		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02}, rsaAndPSSKey},
-	{4, []string{"SHA2-384", "SHA-384", "SHA384", "2.16.840.1.101.3.4.2.2"}, 48, sha512.New384,
-		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x03}, rsaAndPSSKey},
-	{5, []string{"SHA2-512", "SHA-512", "SHA512", "2.16.840.1.101.3.4.2.3"}, 64, sha512.New,
-		[]byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x04}, rsaAndPSSKey},
-	{6, []string{"SHA2-512/224", "SHA-512/224", "SHA512-224", "2.16.840.1.101.3.4.2.5"}, 28, sha512.New512_224, nil, rsaAndPSSKey},
-	{7, []string{"SHA2-512/256", "SHA-512/256", "SHA512-256", "2.16.840.1.101.3.4.2.6"}, 32, sha512.New512_256, nil, rsaAndPSSKey},
+	listed(MDSHA1, sha1.New, []byte{0x30, 0x09, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x01}, rsaAndPSSKey),
+	listed(MDSHA224, sha256.New224, []byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x01}, rsaAndPSSKey),
+	listed(MDSHA256, sha256.New, []byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02}, rsaAndPSSKey),
+	listed(MDSHA384, sha512.New384, []byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x03}, rsaAndPSSKey),
+	listed(MDSHA512, sha512.New, []byte{0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x04}, rsaAndPSSKey),
+	listed(MDSHA512224, sha512.New512_224, nil, rsaAndPSSKey),
+	listed(MDSHA512256, sha512.New512_256, nil, rsaAndPSSKey),
 	{8, []string{"SHA3-224", "2.16.840.1.101.3.4.2.7"}, 28, func() hash.Hash { return sha3.New224() },
 		[]byte{0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x09}, useRSA},
 	{9, []string{"SHA3-256", "2.16.840.1.101.3.4.2.8"}, 32, func() hash.Hash { return sha3.New256() },
@@ -97,6 +94,13 @@ var digests = []*digest{
 	{15, []string{"SHAKE-256", "SHAKE256", "2.16.840.1.101.3.4.2.12"}, 32, newSHAKE(sha3.NewSHAKE256, 32), nil, 0},
 	{16, []string{"BLAKE2S-256", "BLAKE2s256", "1.3.6.1.4.1.1722.12.2.2.8"}, 32, newBLAKE2(blake2s.New256), nil, 0},
 	{17, []string{"BLAKE2B-512", "BLAKE2b512", "1.3.6.1.4.1.1722.12.2.1.16"}, 64, newBLAKE2(blake2b.New512), nil, 0},
+}
+
+// listed is a digest of the list of algorithms (mdRows), its names and size
+// from there.
+func listed(id int, newHash func() hash.Hash, ecdsaAID []byte, use digestUse) *digest {
+	r := mdRowByID(id)
+	return &digest{uint32(r.id), r.names, r.size, newHash, ecdsaAID, use}
 }
 
 // md5SHA1 is TLS 1.0 and 1.1's MD5 || SHA-1 (RFC 4346 section 4.7), which

@@ -6,10 +6,6 @@ import (
 	"cptprov/cptdrv"
 )
 
-// AlgMACBase (CPT_ALG_MAC_BASE) puts HMAC's counters after the digests':
-// HMAC over digest n counts as algorithm AlgMACBase+n.
-const AlgMACBase = 24
-
 // MAC is HMAC over one digest, on the device's symmetric engines (their
 // HMAC mode of the hash opcode). Hashing a key longer than a block down to
 // K0 is the driver's work, as on the real device.

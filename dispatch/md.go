@@ -7,10 +7,26 @@ import (
 	"cptprov/stats"
 )
 
-// AlgMDBase (CPT_ALG_MD_BASE) puts the digests' counters after the
-// ciphers': digest id n (CPT_MD_*, the same numbers as cptdrv.Hash* and the
-// digest table) counts as algorithm AlgMDBase+n.
-const AlgMDBase = 16
+// mdRow is a digest of the list of algorithms (provider/algorithms.def,
+// copied to mdRows in algorithms_gen.go): id n (CPT_MD_*, the device's hash
+// type, cptdrv.Hash*) counts as algorithm AlgMDBase+n, HMAC over it as
+// AlgMACBase+n.
+type mdRow struct {
+	id        int
+	names     []string // canonical first
+	size      int
+	blockSize int
+}
+
+// mdRowByID returns the row of digest id, or nil.
+func mdRowByID(id int) *mdRow {
+	for i := range mdRows {
+		if mdRows[i].id == id {
+			return &mdRows[i]
+		}
+	}
+	return nil
+}
 
 // MD is the EVP_MD semantics of one digest over a context in C memory,
 // hashed on the device's symmetric engines. A zeroed context is a fresh
@@ -27,7 +43,7 @@ type mdCtx struct {
 
 // MDByID returns the digest with CPT_MD_* id, or nil.
 func MDByID(id int) *MD {
-	if id < int(cptdrv.HashSHA1) || id > int(cptdrv.HashSHA512256) {
+	if mdRowByID(id) == nil {
 		return nil
 	}
 	return &MD{digestByID(uint32(id))}

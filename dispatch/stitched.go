@@ -7,29 +7,6 @@ import (
 	"cptprov/internal/tlsrec"
 )
 
-// The stitched TLS ciphers (CPT_ALG_*): AES-CBC with HMAC-SHA1 or
-// HMAC-SHA256, which libssl uses for TLS 1.0 to 1.2 CBC suites without
-// encrypt-then-MAC.
-const (
-	AlgAES128CBCHMACSHA1   = 40
-	AlgAES256CBCHMACSHA1   = 41
-	AlgAES128CBCHMACSHA256 = 42
-	AlgAES256CBCHMACSHA256 = 43
-)
-
-// Registered here rather than in the cipher table so that this family
-// stays in its own file.
-func init() {
-	for _, s := range []stitched{
-		newStitched(AlgAES128CBCHMACSHA1, "AES-128-CBC-HMAC-SHA1", 16, cptdrv.HashSHA1),
-		newStitched(AlgAES256CBCHMACSHA1, "AES-256-CBC-HMAC-SHA1", 32, cptdrv.HashSHA1),
-		newStitched(AlgAES128CBCHMACSHA256, "AES-128-CBC-HMAC-SHA256", 16, cptdrv.HashSHA256),
-		newStitched(AlgAES256CBCHMACSHA256, "AES-256-CBC-HMAC-SHA256", 32, cptdrv.HashSHA256),
-	} {
-		ciphers[s.id] = s
-	}
-}
-
 const tls11Version = tls1Version + 1
 
 // stitched is the EVP semantics of OpenSSL's AES-CBC-HMAC-SHA ciphers.
@@ -45,14 +22,16 @@ type stitched struct {
 	hashID uint16
 }
 
-func newStitched(id int, name string, keyLen int, hashID uint16) stitched {
+// newStitched makes a stitched cipher of the list, its HMAC over the
+// row's digest.
+func newStitched(r cipherRow) stitched {
 	h := tlsrec.SHA1
-	if hashID == cptdrv.HashSHA256 {
+	if r.digest == MDSHA256 {
 		h = tlsrec.SHA256
 	}
 	return stitched{
-		blockCipher: blockCipher{id: id, name: name, keyLen: keyLen, block: 16, device: cptdrv.CipherAESCBC, padded: true},
-		hash:        h, hashID: hashID,
+		blockCipher: blockCipher{id: r.id, name: r.name, keyLen: r.keyLen, block: 16, device: cptdrv.CipherAESCBC, padded: true},
+		hash:        h, hashID: uint16(r.digest),
 	}
 }
 

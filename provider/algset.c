@@ -77,10 +77,9 @@ static size_t table_size(int t)
     return n;
 }
 
-/* Whether the len bytes at name are one of alg's names. */
-static int has_name(const OSSL_ALGORITHM *alg, const char *name, size_t len)
+int cptprov_names_have(const char *names, const char *name, size_t len)
 {
-    const char *n = alg->algorithm_names;
+    const char *n = names;
 
     for (;;) {
         const char *colon = strchr(n, ':');
@@ -92,6 +91,12 @@ static int has_name(const OSSL_ALGORITHM *alg, const char *name, size_t len)
             return 0;
         n = colon + 1;
     }
+}
+
+/* Whether the len bytes at name are one of alg's names. */
+static int has_name(const OSSL_ALGORITHM *alg, const char *name, size_t len)
+{
+    return cptprov_names_have(alg->algorithm_names, name, len);
 }
 
 static size_t first_name_len(const OSSL_ALGORITHM *alg)

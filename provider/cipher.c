@@ -1033,25 +1033,29 @@ const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx)
 #define AEAD_chachapoly 1
 #define CUSTOM_IV_chachapoly 1
 #define CHACHA_chachapoly 1
-CPTPROV_CIPHER(aes128gcm, CPT_ALG_AES_128_GCM, "AES-128-GCM", EVP_CIPH_GCM_MODE, 16, 12, 128, 1, aead)
-CPTPROV_CIPHER(aes192gcm, CPT_ALG_AES_192_GCM, "AES-192-GCM", EVP_CIPH_GCM_MODE, 24, 12, 128, 1, aead)
-CPTPROV_CIPHER(aes256gcm, CPT_ALG_AES_256_GCM, "AES-256-GCM", EVP_CIPH_GCM_MODE, 32, 12, 128, 1, aead)
-CPTPROV_CIPHER(aes128cbc, CPT_ALG_AES_128_CBC, "AES-128-CBC", EVP_CIPH_CBC_MODE, 16, 16, 16, 16, generic)
-CPTPROV_CIPHER(aes192cbc, CPT_ALG_AES_192_CBC, "AES-192-CBC", EVP_CIPH_CBC_MODE, 24, 16, 16, 16, generic)
-CPTPROV_CIPHER(aes256cbc, CPT_ALG_AES_256_CBC, "AES-256-CBC", EVP_CIPH_CBC_MODE, 32, 16, 16, 16, generic)
-CPTPROV_CIPHER(aes128ctr, CPT_ALG_AES_128_CTR, "AES-128-CTR", EVP_CIPH_CTR_MODE, 16, 16, 16, 1, generic)
-CPTPROV_CIPHER(aes192ctr, CPT_ALG_AES_192_CTR, "AES-192-CTR", EVP_CIPH_CTR_MODE, 24, 16, 16, 1, generic)
-CPTPROV_CIPHER(aes256ctr, CPT_ALG_AES_256_CTR, "AES-256-CTR", EVP_CIPH_CTR_MODE, 32, 16, 16, 1, generic)
-CPTPROV_CIPHER(desede3cbc, CPT_ALG_DES_EDE3_CBC, "DES-EDE3-CBC", EVP_CIPH_CBC_MODE, 24, 8, 8, 8, generic)
-CPTPROV_CIPHER(chacha20, CPT_ALG_CHACHA20, "ChaCha20", 0, 32, 16, 16, 1, chacha)
-CPTPROV_CIPHER(chacha20poly1305, CPT_ALG_CHACHA20_POLY1305, "ChaCha20-Poly1305", 0, 32, 12, 12, 1,
-    chachapoly)
+
+/* What each family of algorithms.def is: mode, IV length, longest IV,
+ * block size, kind. */
+#define FAMILY_aes_gcm EVP_CIPH_GCM_MODE, 12, 128, 1, aead
+#define FAMILY_aes_cbc EVP_CIPH_CBC_MODE, 16, 16, 16, generic
+#define FAMILY_aes_ctr EVP_CIPH_CTR_MODE, 16, 16, 1, generic
+#define FAMILY_des_ede3_cbc EVP_CIPH_CBC_MODE, 8, 8, 8, generic
+#define FAMILY_chacha20 0, 16, 16, 1, chacha
+#define FAMILY_chacha20_poly1305 0, 12, 12, 1, chachapoly
+
+/* Two steps, so that the family's properties become arguments. */
+#define CIPHER_ROW(ID, NAME, keybytes, family) CIPHER_ROW_(ID, NAME, keybytes, family)
+#define CIPHER_ROW_(ID, NAME, keybytes, mode, ivbytes, maxiv, blkbytes, kind) \
+    CPTPROV_CIPHER(ID, CPT_ALG_##ID, NAME, mode, keybytes, ivbytes, maxiv, blkbytes, kind)
+#define CPT_CIPHER(ID, num, name, aliases, family, keylen) \
+    CIPHER_ROW(ID, name, keylen, FAMILY_##family)
+#include "algorithms.def"
 
 /*
  * The CPU path's twins: OpenSSL's default implementations, fetched once
  * per algorithm from cptprov's own library context.
  */
-static EVP_CIPHER *cpu_ciphers[64];
+static EVP_CIPHER *cpu_ciphers[CPT_MAX_ALGS];
 static pthread_mutex_t cpu_ciphers_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static EVP_CIPHER *cpu_cipher(const struct cptprov_cipher_alg *a)
@@ -1059,7 +1063,7 @@ static EVP_CIPHER *cpu_cipher(const struct cptprov_cipher_alg *a)
     EVP_CIPHER *c;
     OSSL_LIB_CTX *lc;
 
-    if (a->id < 0 || a->id >= 64)
+    if (a->id < 0 || a->id >= CPT_MAX_ALGS)
         return NULL;
     pthread_mutex_lock(&cpu_ciphers_lock);
     if ((c = cpu_ciphers[a->id]) == NULL && (lc = cptprov_cpu_libctx()) != NULL)
@@ -1068,35 +1072,13 @@ static EVP_CIPHER *cpu_cipher(const struct cptprov_cipher_alg *a)
     return c;
 }
 
-/* Names and aliases as the default provider spells them. */
+/* Names and aliases as the default provider spells them (algorithms.def). */
 const OSSL_ALGORITHM cptprov_ciphers[] = {
-    { "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", CPTPROV_PROPS,
-        cptprov_aes128gcm_functions, "AES-128-GCM on the CPT" },
-    { "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", CPTPROV_PROPS,
-        cptprov_aes192gcm_functions, "AES-192-GCM on the CPT" },
-    { "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", CPTPROV_PROPS,
-        cptprov_aes256gcm_functions, "AES-256-GCM on the CPT" },
-    { "AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2", CPTPROV_PROPS, cptprov_aes128cbc_functions,
-        "AES-128-CBC on the CPT" },
-    { "AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22", CPTPROV_PROPS, cptprov_aes192cbc_functions,
-        "AES-192-CBC on the CPT" },
-    { "AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42", CPTPROV_PROPS, cptprov_aes256cbc_functions,
-        "AES-256-CBC on the CPT" },
-    { "AES-128-CTR", CPTPROV_PROPS, cptprov_aes128ctr_functions, "AES-128-CTR on the CPT" },
-    { "AES-192-CTR", CPTPROV_PROPS, cptprov_aes192ctr_functions, "AES-192-CTR on the CPT" },
-    { "AES-256-CTR", CPTPROV_PROPS, cptprov_aes256ctr_functions, "AES-256-CTR on the CPT" },
-    { "DES-EDE3-CBC:DES3:1.2.840.113549.3.7", CPTPROV_PROPS, cptprov_desede3cbc_functions,
-        "DES-EDE3-CBC on the CPT" },
-    { "ChaCha20", CPTPROV_PROPS, cptprov_chacha20_functions, "ChaCha20 on the CPT" },
-    { "ChaCha20-Poly1305", CPTPROV_PROPS, cptprov_chacha20poly1305_functions,
-        "ChaCha20-Poly1305 on the CPT" },
-    { "AES-128-CBC-HMAC-SHA1", CPTPROV_PROPS, cptprov_aes128cbchmacsha1_functions,
-        "AES-128-CBC-HMAC-SHA1 on the CPT (TLS records: one chained instruction)" },
-    { "AES-256-CBC-HMAC-SHA1", CPTPROV_PROPS, cptprov_aes256cbchmacsha1_functions,
-        "AES-256-CBC-HMAC-SHA1 on the CPT (TLS records: one chained instruction)" },
-    { "AES-128-CBC-HMAC-SHA256", CPTPROV_PROPS, cptprov_aes128cbchmacsha256_functions,
-        "AES-128-CBC-HMAC-SHA256 on the CPT (TLS records: one chained instruction)" },
-    { "AES-256-CBC-HMAC-SHA256", CPTPROV_PROPS, cptprov_aes256cbchmacsha256_functions,
-        "AES-256-CBC-HMAC-SHA256 on the CPT (TLS records: one chained instruction)" },
+#define CPT_CIPHER(ID, num, name, aliases, family, keylen) \
+    { name aliases, CPTPROV_PROPS, cptprov_##ID##_functions, name " on the CPT" },
+#define CPT_STITCHED(ID, num, name, family, keylen, digest)     \
+    { name, CPTPROV_PROPS, cptprov_##ID##_functions,            \
+        name " on the CPT (TLS records: one chained instruction)" },
+#include "algorithms.def"
     { NULL, NULL, NULL, NULL }
 };

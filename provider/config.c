@@ -23,40 +23,31 @@
 #include "cptprov.h"
 
 /*
- * The CPU path's thresholds per family of algorithms, in bytes: the first
- * size where the device path comes within 10% of the CPU path in
- * tests/bench_crossover.sh (README, "Performance"). Configurable per family
- * (cpu_threshold_<family>) or for all (cpu_threshold).
+ * The CPU path's thresholds per family of algorithms (algorithms.def, with
+ * their defaults), configurable per family (cpu_threshold_<family>) or for
+ * all (cpu_threshold).
  */
+enum {
+#define CPT_FAMILY(family, threshold) F_##family,
+#include "algorithms.def"
+    NFAMILIES
+};
 static const struct {
     const char *key;
     size_t dflt;
-    int ids[7];
-} cpu_families[] = {
-    { "cpu_threshold_aes_cbc", 4096, { CPT_ALG_AES_128_CBC, CPT_ALG_AES_192_CBC, CPT_ALG_AES_256_CBC } },
-    { "cpu_threshold_aes_ctr", 4096, { CPT_ALG_AES_128_CTR, CPT_ALG_AES_192_CTR, CPT_ALG_AES_256_CTR } },
-    { "cpu_threshold_aes_gcm", CPT_AES_GCM_THRESHOLD,
-        { CPT_ALG_AES_128_GCM, CPT_ALG_AES_192_GCM, CPT_ALG_AES_256_GCM } },
-    { "cpu_threshold_des_ede3_cbc", CPT_DES_EDE3_THRESHOLD, { CPT_ALG_DES_EDE3_CBC } },
-    { "cpu_threshold_chacha20", CPT_CHACHA20_THRESHOLD, { CPT_ALG_CHACHA20 } },
-    { "cpu_threshold_chacha20_poly1305", CPT_CHACHA20_POLY1305_THRESHOLD,
-        { CPT_ALG_CHACHA20_POLY1305 } },
-    { "cpu_threshold_sha1", CPT_SHA1_THRESHOLD, { CPT_ALG_MD_BASE + CPT_MD_SHA1 } },
-    { "cpu_threshold_sha256", CPT_SHA256_THRESHOLD,
-        { CPT_ALG_MD_BASE + CPT_MD_SHA224, CPT_ALG_MD_BASE + CPT_MD_SHA256 } },
-    { "cpu_threshold_sha512", CPT_SHA512_THRESHOLD,
-        { CPT_ALG_MD_BASE + CPT_MD_SHA384, CPT_ALG_MD_BASE + CPT_MD_SHA512,
-            CPT_ALG_MD_BASE + CPT_MD_SHA512_224, CPT_ALG_MD_BASE + CPT_MD_SHA512_256 } },
-    { "cpu_threshold_hmac", CPT_HMAC_THRESHOLD,
-        { CPT_ALG_MAC_BASE + CPT_MD_SHA1, CPT_ALG_MAC_BASE + CPT_MD_SHA224,
-            CPT_ALG_MAC_BASE + CPT_MD_SHA256, CPT_ALG_MAC_BASE + CPT_MD_SHA384,
-            CPT_ALG_MAC_BASE + CPT_MD_SHA512, CPT_ALG_MAC_BASE + CPT_MD_SHA512_224,
-            CPT_ALG_MAC_BASE + CPT_MD_SHA512_256 } },
-    { "cpu_threshold_aes_cbc_hmac", CPT_AES_CBC_HMAC_THRESHOLD,
-        { CPT_ALG_AES_128_CBC_HMAC_SHA1, CPT_ALG_AES_256_CBC_HMAC_SHA1,
-            CPT_ALG_AES_128_CBC_HMAC_SHA256, CPT_ALG_AES_256_CBC_HMAC_SHA256 } },
+} cpu_families[NFAMILIES] = {
+#define CPT_FAMILY(family, threshold) [F_##family] = { "cpu_threshold_" #family, threshold },
+#include "algorithms.def"
 };
-#define NFAMILIES (sizeof(cpu_families) / sizeof(cpu_families[0]))
+/* The family of each counter slot, plus one (0: none). Every slot is
+ * initialised once: -Woverride-init refuses two algorithms on one. */
+static const unsigned char slot_family[CPT_MAX_ALGS] = {
+#define CPT_CIPHER(ID, num, name, aliases, family, keylen) [CPT_ALG_##ID] = F_##family + 1,
+#define CPT_STITCHED(ID, num, name, family, keylen, digest) [CPT_ALG_##ID] = F_##family + 1,
+#define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) \
+    [CPT_ALG_MD_BASE + CPT_MD_##ID] = F_##family + 1, [CPT_ALG_MAC_BASE + CPT_MD_##ID] = F_##hmac_family + 1,
+#include "algorithms.def"
+};
 
 /* What a key accepts. */
 enum kind {
@@ -438,8 +429,9 @@ static int config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
             t = tf;
         else if (val[C_CPU_THRESHOLD] != NULL)
             t = n[C_CPU_THRESHOLD];
-        for (size_t i = 0; i < 7 && cpu_families[f].ids[i] != 0; i++)
-            p->cpu_threshold[cpu_families[f].ids[i]] = (size_t)t;
+        for (size_t id = 0; id < CPT_MAX_ALGS; id++)
+            if (slot_family[id] == f + 1)
+                p->cpu_threshold[id] = (size_t)t;
     }
     if (!check_unknown_keys(p, handle) || !choose_algorithms(p, val[C_ALGORITHMS]))
         return 0;

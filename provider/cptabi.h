@@ -106,37 +106,22 @@
 #define CPT_R_ENUM(name, num, str) name = (num),
 enum cpt_reason { CPT_REASONS(CPT_R_ENUM) };
 
-/* Cipher algorithm ids (dispatch.Alg*). */
-#define CPT_ALG_AES_128_GCM 1
-#define CPT_ALG_AES_192_GCM 2
-#define CPT_ALG_AES_256_GCM 3
-#define CPT_ALG_AES_128_CBC 4
-#define CPT_ALG_AES_192_CBC 5
-#define CPT_ALG_AES_256_CBC 6
-#define CPT_ALG_AES_128_CTR 7
-#define CPT_ALG_AES_192_CTR 8
-#define CPT_ALG_AES_256_CTR 9
-#define CPT_ALG_DES_EDE3_CBC 10
-#define CPT_ALG_CHACHA20 11
-#define CPT_ALG_CHACHA20_POLY1305 12
-/* The stitched TLS ciphers (AES-CBC with HMAC); 11-12 ChaCha20 and ChaCha20-Poly1305, 16-31 digests
- * and HMAC, 32-36 asymmetric counters. */
-#define CPT_ALG_AES_128_CBC_HMAC_SHA1 40
-#define CPT_ALG_AES_256_CBC_HMAC_SHA1 41
-#define CPT_ALG_AES_128_CBC_HMAC_SHA256 42
-#define CPT_ALG_AES_256_CBC_HMAC_SHA256 43
-
-/* Digest ids (cptdrv.Hash*); their counters are CPT_ALG_MD_BASE + id. */
-#define CPT_MD_SHA1 1
-#define CPT_MD_SHA224 2
-#define CPT_MD_SHA256 3
-#define CPT_MD_SHA384 4
-#define CPT_MD_SHA512 5
-#define CPT_MD_SHA512_224 6
-#define CPT_MD_SHA512_256 7
-#define CPT_ALG_MD_BASE 16
-/* HMAC over digest id counts as CPT_ALG_MAC_BASE + id. */
-#define CPT_ALG_MAC_BASE 24
+/*
+ * Algorithm ids (dispatch.Alg*, dispatch.MD*), from the list in
+ * algorithms.def: CPT_ALG_<cipher> is a cipher and its counter slot,
+ * CPT_MD_<digest> a digest (the device's hash type), counted at
+ * CPT_ALG_MD_BASE + id, HMAC over it at CPT_ALG_MAC_BASE + id.
+ */
+enum cpt_alg {
+#define CPT_COUNTER_BASE(ID, num) CPT_ALG_##ID##_BASE = (num),
+#define CPT_CIPHER(ID, num, name, aliases, family, keylen) CPT_ALG_##ID = (num),
+#define CPT_STITCHED(ID, num, name, family, keylen, digest) CPT_ALG_##ID = (num),
+#include "algorithms.def"
+};
+enum cpt_md {
+#define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) CPT_MD_##ID = (num),
+#include "algorithms.def"
+};
 /* Bytes of Go-owned state in an HMAC context (>= dispatch.MACStateSize). */
 #define CPT_MAC_STATE_SIZE 704
 /* Bytes of Go-owned state in a digest context (>= dispatch.MDStateSize). */

@@ -24,22 +24,6 @@ static inline int cptprov_openssl_at_least(unsigned long major, unsigned long mi
 }
 
 /* Provider context: one per OSSL_provider_init (one per library context). */
-/* Measured defaults of the CPU path's thresholds (provider.c). */
-#define CPT_DES_EDE3_THRESHOLD 64
-/* AES-GCM: openssl speed on an idle machine puts the crossover at 8 KiB,
- * but a loaded server's TLS records (16 KiB at most) measured faster on the
- * CPU path: nginx bulk 0.79x of no cptprov at 8192, 0.97x at 32768 (README). */
-#define CPT_AES_GCM_THRESHOLD 32768
-#define CPT_SHA1_THRESHOLD 32768
-#define CPT_CHACHA20_THRESHOLD 32768
-#define CPT_CHACHA20_POLY1305_THRESHOLD 32768
-#define CPT_SHA256_THRESHOLD 32768
-#define CPT_SHA512_THRESHOLD 32768
-#define CPT_HMAC_THRESHOLD 65536
-/* Above the largest TLS record: the device path of a record never came
- * within 10% of the CPU path (README); plain CBC updates from 32 KiB. */
-#define CPT_AES_CBC_HMAC_THRESHOLD 32768
-
 struct cptprov_ctx {
     const OSSL_CORE_HANDLE *handle;
     struct cpt_config cfg;
@@ -171,6 +155,9 @@ void cptprov_algset_free(struct cptprov_algset *a);
 const OSSL_ALGORITHM *cptprov_algset_query(const struct cptprov_algset *a, int operation_id);
 /* cptprov_tls_groups, without the groups of what is not offered. */
 int cptprov_algset_tls_groups(const struct cptprov_algset *a, OSSL_CALLBACK *cb, void *arg);
+/* Whether the len bytes at name are one of the colon-separated names, as
+ * OpenSSL compares them (without regard to case). */
+int cptprov_names_have(const char *names, const char *name, size_t len);
 
 /* errors.c */
 int cptprov_errors_init(const OSSL_DISPATCH *in);
@@ -216,10 +203,9 @@ int cptprov_cipher_static_params(OSSL_PARAM params[], unsigned int mode, int aea
     size_t keylen, size_t blocksize, size_t ivlen);
 const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx);
 /* stitched.c: AES-CBC-HMAC-SHA1/SHA256 */
-extern const OSSL_DISPATCH cptprov_aes128cbchmacsha1_functions[];
-extern const OSSL_DISPATCH cptprov_aes256cbchmacsha1_functions[];
-extern const OSSL_DISPATCH cptprov_aes128cbchmacsha256_functions[];
-extern const OSSL_DISPATCH cptprov_aes256cbchmacsha256_functions[];
+#define CPT_STITCHED(ID, num, name, family, keylen, digest) \
+    extern const OSSL_DISPATCH cptprov_##ID##_functions[];
+#include "algorithms.def"
 extern const OSSL_ALGORITHM cptprov_digests[];
 extern const OSSL_ALGORITHM cptprov_macs[];
 

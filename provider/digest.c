@@ -295,29 +295,14 @@ static const OSSL_PARAM *cptprov_digest_gettable_params(void *provctx)
         { 0, NULL }                                                                 \
     };
 
-CPTPROV_DIGEST(sha1, CPT_MD_SHA1, 20, 64)
-CPTPROV_DIGEST(sha224, CPT_MD_SHA224, 28, 64)
-CPTPROV_DIGEST(sha256, CPT_MD_SHA256, 32, 64)
-CPTPROV_DIGEST(sha384, CPT_MD_SHA384, 48, 128)
-CPTPROV_DIGEST(sha512, CPT_MD_SHA512, 64, 128)
-CPTPROV_DIGEST(sha512_224, CPT_MD_SHA512_224, 28, 128)
-CPTPROV_DIGEST(sha512_256, CPT_MD_SHA512_256, 32, 128)
+#define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) \
+    CPTPROV_DIGEST(ID, CPT_MD_##ID, size, blocksize)
+#include "algorithms.def"
 
-/* Names and aliases as the default provider spells them. */
+/* Names and aliases as the default provider spells them (algorithms.def). */
 const OSSL_ALGORITHM cptprov_digests[] = {
-    { "SHA1:SHA-1:SSL3-SHA1:1.3.14.3.2.26", CPTPROV_PROPS, cptprov_sha1_functions,
-        "SHA-1 on the CPT" },
-    { "SHA2-224:SHA-224:SHA224:2.16.840.1.101.3.4.2.4", CPTPROV_PROPS, cptprov_sha224_functions,
-        "SHA-224 on the CPT" },
-    { "SHA2-256:SHA-256:SHA256:2.16.840.1.101.3.4.2.1", CPTPROV_PROPS, cptprov_sha256_functions,
-        "SHA-256 on the CPT" },
-    { "SHA2-384:SHA-384:SHA384:2.16.840.1.101.3.4.2.2", CPTPROV_PROPS, cptprov_sha384_functions,
-        "SHA-384 on the CPT" },
-    { "SHA2-512:SHA-512:SHA512:2.16.840.1.101.3.4.2.3", CPTPROV_PROPS, cptprov_sha512_functions,
-        "SHA-512 on the CPT" },
-    { "SHA2-512/224:SHA-512/224:SHA512-224:2.16.840.1.101.3.4.2.5", CPTPROV_PROPS,
-        cptprov_sha512_224_functions, "SHA-512/224 on the CPT" },
-    { "SHA2-512/256:SHA-512/256:SHA512-256:2.16.840.1.101.3.4.2.6", CPTPROV_PROPS,
-        cptprov_sha512_256_functions, "SHA-512/256 on the CPT" },
+#define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) \
+    { name aliases, CPTPROV_PROPS, cptprov_##ID##_functions, name " on the CPT" },
+#include "algorithms.def"
     { NULL, NULL, NULL, NULL }
 };

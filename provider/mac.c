@@ -8,7 +8,6 @@
  * away from an application.
  */
 #include <string.h>
-#include <strings.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -16,26 +15,15 @@
 #include <pthread.h>
 #include "cptprov.h"
 
-/* The digests by the names OpenSSL knows them by. */
+/* The digests by the names OpenSSL knows them by (algorithms.def). */
 static const struct {
-    const char *name;
+    const char *name, *names;
     int md;
     size_t size, block;
 } mac_digests[] = {
-    { "SHA1", CPT_MD_SHA1, 20, 64 }, { "SHA-1", CPT_MD_SHA1, 20, 64 },
-    { "SSL3-SHA1", CPT_MD_SHA1, 20, 64 },
-    { "SHA2-224", CPT_MD_SHA224, 28, 64 }, { "SHA-224", CPT_MD_SHA224, 28, 64 },
-    { "SHA224", CPT_MD_SHA224, 28, 64 },
-    { "SHA2-256", CPT_MD_SHA256, 32, 64 }, { "SHA-256", CPT_MD_SHA256, 32, 64 },
-    { "SHA256", CPT_MD_SHA256, 32, 64 },
-    { "SHA2-384", CPT_MD_SHA384, 48, 128 }, { "SHA-384", CPT_MD_SHA384, 48, 128 },
-    { "SHA384", CPT_MD_SHA384, 48, 128 },
-    { "SHA2-512", CPT_MD_SHA512, 64, 128 }, { "SHA-512", CPT_MD_SHA512, 64, 128 },
-    { "SHA512", CPT_MD_SHA512, 64, 128 },
-    { "SHA2-512/224", CPT_MD_SHA512_224, 28, 128 }, { "SHA-512/224", CPT_MD_SHA512_224, 28, 128 },
-    { "SHA512-224", CPT_MD_SHA512_224, 28, 128 },
-    { "SHA2-512/256", CPT_MD_SHA512_256, 32, 128 }, { "SHA-512/256", CPT_MD_SHA512_256, 32, 128 },
-    { "SHA512-256", CPT_MD_SHA512_256, 32, 128 },
+#define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) \
+    { name, name aliases, CPT_MD_##ID, size, blocksize },
+#include "algorithms.def"
 };
 #define NDIGESTS (sizeof(mac_digests) / sizeof(mac_digests[0]))
 
@@ -168,7 +156,7 @@ static int cptprov_hmac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
         if (!OSSL_PARAM_get_utf8_string_ptr(p, &name))
             return 0;
-        for (i = 0; i < NDIGESTS && strcasecmp(mac_digests[i].name, name) != 0; i++)
+        for (i = 0; i < NDIGESTS && !cptprov_names_have(mac_digests[i].names, name, strlen(name)); i++)
             ;
         mac_flush(c);
         OPENSSL_free(c->other);

@@ -62,17 +62,17 @@ struct stitched_ctx {
     unsigned char state[CPT_CIPHER_STATE_SIZE] __attribute__((aligned(64)));
 };
 
-static EVP_CIPHER *twin_ciphers[4];
+static EVP_CIPHER *twin_ciphers[CPT_MAX_ALGS];
 static pthread_mutex_t twin_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The default provider's implementation of the same cipher, fetched once. */
 static EVP_CIPHER *twin_cipher(const struct stitched_alg *a)
 {
-    int i = a->id - CPT_ALG_AES_128_CBC_HMAC_SHA1;
+    int i = a->id;
     EVP_CIPHER *c;
     OSSL_LIB_CTX *lc;
 
-    if (i < 0 || i >= 4)
+    if (i < 0 || i >= CPT_MAX_ALGS)
         return NULL;
     pthread_mutex_lock(&twin_lock);
     if ((c = twin_ciphers[i]) == NULL && (lc = cptprov_cpu_libctx()) != NULL)
@@ -609,7 +609,11 @@ static const OSSL_PARAM *stitched_settable_ctx_params(void *cctx, void *provctx)
         { 0, NULL }                                                                            \
     };
 
-CPTPROV_STITCHED(aes128cbchmacsha1, CPT_ALG_AES_128_CBC_HMAC_SHA1, "AES-128-CBC-HMAC-SHA1", 16, 20)
-CPTPROV_STITCHED(aes256cbchmacsha1, CPT_ALG_AES_256_CBC_HMAC_SHA1, "AES-256-CBC-HMAC-SHA1", 32, 20)
-CPTPROV_STITCHED(aes128cbchmacsha256, CPT_ALG_AES_128_CBC_HMAC_SHA256, "AES-128-CBC-HMAC-SHA256", 16, 32)
-CPTPROV_STITCHED(aes256cbchmacsha256, CPT_ALG_AES_256_CBC_HMAC_SHA256, "AES-256-CBC-HMAC-SHA256", 32, 32)
+/* The MAC's length: the size of the row's digest. */
+enum {
+#define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) MD_SIZE_##ID = (size),
+#include "algorithms.def"
+};
+#define CPT_STITCHED(ID, num, name, family, keylen, digest) \
+    CPTPROV_STITCHED(ID, CPT_ALG_##ID, name, keylen, MD_SIZE_##digest)
+#include "algorithms.def"
