@@ -31,19 +31,24 @@ $(BUILD)/cptstat: $(GO_SRC) | $(BUILD)
 
 # The C half: what OpenSSL loads. Links libcrypto dynamically (ASYNC job
 # state is thread-local inside libcrypto).
-$(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) | $(BUILD)
-	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -shared \
+# It compiles against cgo's prototypes of the Go exports (libcptgo.h, see
+# provider/goapi.h) but never links libcptgo.so: loader.c opens it lazily.
+# include/ holds what the provider and the simulator share.
+PROV_INC := -Iinclude -Iprovider -I$(BUILD)
+$(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) $(wildcard include/*.h) $(BUILD)/libcptgo.h | $(BUILD)
+	$(CC) -std=c11 $(CPPFLAGS) $(PROV_INC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -shared \
 		-o $@ $(PROV_SRC) -lcrypto -ldl -lpthread
 
 # The Go half, loaded lazily. -Bsymbolic binds the runtime's
 # pthread_getattr_np call to the caching version in provider/golib.
 # Go's build cache does not see headers outside a package's directory: the
 # header's hash in CGO_CFLAGS makes a changed cptabi.h rebuild the package.
-$(BUILD)/libcptgo.so: $(GO_SRC) provider/cptabi.h | $(BUILD)
+# Its header, libcptgo.h (cgo's prototypes of the exports), is kept for
+# cptprov.so's build.
+$(BUILD)/libcptgo.so $(BUILD)/libcptgo.h &: $(GO_SRC) provider/cptabi.h | $(BUILD)
 	CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -DCPT_ABI_HASH=$$(sha256sum provider/cptabi.h | cut -c1-16)" \
 	$(GO) build -buildmode=c-shared -trimpath \
-		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic"' -o $@ ./provider/golib
-	rm -f $(BUILD)/libcptgo.h
+		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic"' -o $(BUILD)/libcptgo.so ./provider/golib
 
 $(BUILD)/%: tests/%.c tests/common.c tests/common.h | $(BUILD)
 	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< tests/common.c -lcrypto -lpthread
