@@ -116,6 +116,9 @@ static const struct key {
 };
 
 static const char *const levels[] = { "debug", "info", "warn", "error", "off" };
+/* The first is the default. */
+static const char *const backends[] = CPT_BACKENDS;
+#define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
 static const struct key family_key = { NULL, NULL, K_COUNT, 0, 1L << 30 };
 
 /* Keys of a provider section that OpenSSL itself reads. */
@@ -294,11 +297,18 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
         }
         return bad(p, name, v, "use auto (the wait-context callback when the application set one, an fd "
             "otherwise) or fd");
-    case K_BACKEND:
-        /* The one backend built; a CPT VF driver would add its name. */
-        if (strcmp(v, "simulator") == 0)
-            return 1;
-        return bad(p, name, v, "use simulator (the only backend in this build)");
+    case K_BACKEND: {
+        char names[256] = "";
+
+        for (*n = 0; *n < (long)NBACKENDS; (*n)++)
+            if (strcmp(v, backends[*n]) == 0)
+                return 1;
+        for (size_t i = 0; i < NBACKENDS; i++)
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i > 0 ? ", " : "", backends[i]);
+        snprintf(range, sizeof(range), NBACKENDS == 1 ? "use %s (the only backend in this build)"
+            : "use one of %s (the backends in this build)", names);
+        return bad(p, name, v, range);
+    }
     case K_FAULTS:
         if (faults_ok(v))
             return 1;
@@ -465,6 +475,7 @@ static int config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
     p->cfg.stats_dir = p->stats_dir;
     cptprov_stats_configure(p->stats_dir);
     p->cfg.faults = p->faults;
+    p->cfg.backend = backends[n[C_BACKEND]];
     p->cfg.openssl_version = OpenSSL_version_num();
     return 1;
 }
