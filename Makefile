@@ -16,7 +16,7 @@ MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\
 PROV_SRC := $(wildcard provider/*.c)
 PROV_HDR := $(wildcard provider/*.h)
 GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -name '*_test.go') go.mod
-TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test $(BUILD)/stitched_test $(BUILD)/abandon_test $(BUILD)/fault_test $(BUILD)/fuzz_evp $(BUILD)/callback_test $(BUILD)/tls_groups $(BUILD)/params_test $(BUILD)/rsakey_test $(BUILD)/libctx_test
+TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test $(BUILD)/stitched_test $(BUILD)/abandon_test $(BUILD)/fault_test $(BUILD)/fuzz_evp $(BUILD)/callback_test $(BUILD)/tls_groups $(BUILD)/params_test $(BUILD)/rsakey_test $(BUILD)/libctx_test $(BUILD)/ctxconfig_test
 
 .PHONY: all test test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet clean fuzz-long
 
