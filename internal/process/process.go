@@ -101,34 +101,35 @@ func Start(cfg Config) (*Process, error) {
 			Cooldown:  cfg.BreakerCooldown,
 		},
 	}
+	fail := func(err error, opened ...*cptdrv.Queue) (*Process, error) {
+		log.Logf(cptlog.Error, "cannot start the device: %v", err)
+		for _, q := range opened {
+			q.Close()
+		}
+		dev.Close()
+		return nil, err
+	}
 	fallback := "off (failures are errors)"
 	if cfg.Fallback {
 		sw, ok := dev.(cptdrv.Software)
 		if !ok {
-			err := fmt.Errorf("backend %s computes nothing in software: set fallback = off", backend)
-			log.Logf(cptlog.Error, "cannot start the device: %v", err)
-			dev.Close()
-			return nil, err
+			return fail(fmt.Errorf("backend %s computes nothing in software: set fallback = off", backend))
 		}
 		qcfg.Policy.Software = sw
 		fallback = "on (failures computed in software)"
 	}
-	qcfg.Group = cptdrv.GroupSE
-	qcfg.Policy.OnEvent = logEvents(log, "symmetric", cfg.Fallback)
-	se, err := cptdrv.NewQueue(dev, qcfg)
-	if err != nil {
-		log.Logf(cptlog.Error, "cannot start the device: %v", err)
-		dev.Close()
-		return nil, err
+	open := func(group uint8, name string) (*cptdrv.Queue, error) {
+		qcfg.Group = group
+		qcfg.Policy.OnEvent = logEvents(log, name, cfg.Fallback)
+		return cptdrv.NewQueue(dev, qcfg)
 	}
-	qcfg.Group = cptdrv.GroupAE
-	qcfg.Policy.OnEvent = logEvents(log, "asymmetric", cfg.Fallback)
-	ae, err := cptdrv.NewQueue(dev, qcfg)
+	se, err := open(cptdrv.GroupSE, "symmetric")
 	if err != nil {
-		log.Logf(cptlog.Error, "cannot start the device: %v", err)
-		se.Close()
-		dev.Close()
-		return nil, err
+		return fail(err)
+	}
+	ae, err := open(cptdrv.GroupAE, "asymmetric")
+	if err != nil {
+		return fail(err, se)
 	}
 	if se.Stats().Circuit == "absent" {
 		log.Logf(cptlog.Warn, "no device: every operation is computed in software")
