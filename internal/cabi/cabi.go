@@ -1,11 +1,20 @@
-// Package cabi checks that the Go copies of C layouts agree with C, field
-// by field, where the compiler cannot: dispatch reads and writes OpenSSL's
+// Package cabi checks that the Go copies of C layouts and lists agree with
+// C, where the compiler cannot: dispatch reads and writes OpenSSL's
 // OSSL_PARAM arrays in place through dispatch.Param, a Go struct written to
-// the same layout, without cgo.
+// the same layout, without cgo; and the C side accepts the backends of
+// cptabi.h's CPT_BACKENDS at activation, which the Go side must have.
 package cabi
 
 /*
+#cgo CFLAGS: -I${SRCDIR}/../../provider
 #include <openssl/core.h>
+#include "cptabi.h"
+
+static const char *const cpt_backends[] = CPT_BACKENDS;
+static const char *cpt_backend(int i)
+{
+    return i >= 0 && i < (int)(sizeof(cpt_backends) / sizeof(cpt_backends[0])) ? cpt_backends[i] : NULL;
+}
 */
 import "C"
 
@@ -60,4 +69,14 @@ func fields(t reflect.Type) []reflect.StructField {
 
 func isPointer(t reflect.Type) bool {
 	return t.Kind() == reflect.Pointer || t.Kind() == reflect.UnsafePointer
+}
+
+// Backends returns the backend names the C side accepts (CPT_BACKENDS), the
+// default first.
+func Backends() []string {
+	var names []string
+	for i := 0; C.cpt_backend(C.int(i)) != nil; i++ {
+		names = append(names, C.GoString(C.cpt_backend(C.int(i))))
+	}
+	return names
 }

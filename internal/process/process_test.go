@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"cptprov/cptdrv"
+	"cptprov/internal/cabi"
 	"cptprov/internal/cptlog"
 )
 
@@ -29,14 +30,27 @@ func init() {
 	})
 }
 
-func TestDefaultBackendIsRegistered(t *testing.T) {
-	names := cptdrv.Backends()
-	found := false
-	for _, n := range names {
-		found = found || n == DefaultBackend
+// What activation accepts (cptabi.h) is what is registered here, with the
+// same default.
+func TestBackendsAgreeWithC(t *testing.T) {
+	c := cabi.Backends()
+	if len(c) == 0 || c[0] != DefaultBackend {
+		t.Fatalf("CPT_BACKENDS %v: the default should be %s", c, DefaultBackend)
 	}
-	if !found {
-		t.Fatalf("backends %v lack the default %s", names, DefaultBackend)
+	registered := map[string]bool{}
+	for _, n := range cptdrv.Backends() {
+		registered[n] = n != "test-hardware"
+	}
+	for _, n := range c {
+		if !registered[n] {
+			t.Errorf("CPT_BACKENDS names %s, which no package registers", n)
+		}
+		delete(registered, n)
+	}
+	for n, real := range registered {
+		if real {
+			t.Errorf("backend %s is registered but not in CPT_BACKENDS: activation would refuse it", n)
+		}
 	}
 }
 
