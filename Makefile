@@ -16,7 +16,7 @@ MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\
 PROV_SRC := $(wildcard provider/*.c)
 PROV_HDR := $(wildcard provider/*.h) provider/algorithms.def
 GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -name '*_test.go') dispatch/algorithms_gen.go go.mod
-TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test $(BUILD)/stitched_test $(BUILD)/abandon_test $(BUILD)/fault_test $(BUILD)/fuzz_evp $(BUILD)/callback_test $(BUILD)/tls_groups $(BUILD)/params_test $(BUILD)/rsakey_test $(BUILD)/libctx_test
+TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test $(BUILD)/stitched_test $(BUILD)/abandon_test $(BUILD)/fault_test $(BUILD)/fuzz_evp $(BUILD)/callback_test $(BUILD)/tls_groups $(BUILD)/params_test $(BUILD)/rsakey_test $(BUILD)/libctx_test $(BUILD)/ctxconfig_test
 
 .PHONY: all test test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet clean fuzz-long
 
@@ -31,19 +31,24 @@ $(BUILD)/cptstat: $(GO_SRC) | $(BUILD)
 
 # The C half: what OpenSSL loads. Links libcrypto dynamically (ASYNC job
 # state is thread-local inside libcrypto).
-$(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) | $(BUILD)
-	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -shared \
+# It compiles against cgo's prototypes of the Go exports (libcptgo.h, see
+# provider/goapi.h) but never links libcptgo.so: loader.c opens it lazily.
+# include/ holds what the provider and the simulator share.
+PROV_INC := -Iinclude -Iprovider -I$(BUILD)
+$(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) $(wildcard include/*.h) $(BUILD)/libcptgo.h | $(BUILD)
+	$(CC) -std=c11 $(CPPFLAGS) $(PROV_INC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -shared \
 		-o $@ $(PROV_SRC) -lcrypto -ldl -lpthread
 
 # The Go half, loaded lazily. -Bsymbolic binds the runtime's
 # pthread_getattr_np call to the caching version in provider/golib.
 # Go's build cache does not see headers outside a package's directory: the
 # header's hash in CGO_CFLAGS makes a changed cptabi.h rebuild the package.
-$(BUILD)/libcptgo.so: $(GO_SRC) provider/cptabi.h provider/algorithms.def | $(BUILD)
+# Its header, libcptgo.h (cgo's prototypes of the exports), is kept for
+# cptprov.so's build.
+$(BUILD)/libcptgo.so $(BUILD)/libcptgo.h &: $(GO_SRC) provider/cptabi.h provider/algorithms.def | $(BUILD)
 	CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -DCPT_ABI_HASH=$$(cat provider/cptabi.h provider/algorithms.def | sha256sum | cut -c1-16)" \
 	$(GO) build -buildmode=c-shared -trimpath \
-		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic"' -o $@ ./provider/golib
-	rm -f $(BUILD)/libcptgo.h
+		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic"' -o $(BUILD)/libcptgo.so ./provider/golib
 
 # Go's copy of the algorithm list, committed (dispatch's tests fail when it
 # is out of date with the list).

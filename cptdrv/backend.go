@@ -1,8 +1,17 @@
 package cptdrv
 
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
 // Backend is the device behind the queues. The software simulator is the one
 // implementation today; a real CPT VF would map its instruction queue
-// registers and implement the same four calls.
+// registers and implement the same four calls, and register a
+// BackendFactory (RegisterBackend) for the process to build it by name.
 type Backend interface {
 	// Attach makes the device serve q: from now on its engines of q.Group()
 	// fetch instructions with q.Next and report each with q.Complete.
@@ -29,4 +38,83 @@ type Assister interface {
 	// Assist executes at most one queued instruction from q and reports
 	// whether it did.
 	Assist(q *Queue) bool
+}
+
+// Device is a Backend as a process runs it: the queues attach to it, and
+// the process reads its counters, has it drop what it caches of a key, and
+// stops it. A Device that also implements Software is the fallback for what
+// it fails (the simulator is: its engines' code on the caller's CPU).
+type Device interface {
+	Backend
+	// Stats returns a snapshot of the device's cumulative counters.
+	Stats() DeviceStats
+	// Forget drops what the device caches of key keyID (its expanded form);
+	// the driver calls it when a context is freed.
+	Forget(keyID uint64)
+	// Close stops the device. Its queues must be closed first.
+	Close()
+}
+
+// DeviceStats are a device's cumulative counters.
+type DeviceStats struct {
+	Executed uint64 // instructions executed (all outcomes)
+	Errors   uint64 // completions other than CompGood/UCSuccess
+	Faults   uint64 // faults injected
+	Stalled  uint64 // instructions swallowed by a stall fault
+	Resets   uint64 // device resets
+}
+
+// BackendConfig is what the provider's configuration says of the device.
+// A backend takes what applies to it and refuses what it cannot honour.
+type BackendConfig struct {
+	// SEEngines and AEEngines size the engine groups; 0: the backend's
+	// default.
+	SEEngines, AEEngines int
+	// Spin is how long an idle engine polls before it parks (0: not at all).
+	Spin time.Duration
+	// Faults is a fault-injection plan for tests ("": none).
+	Faults string
+}
+
+// A BackendFactory builds a device from the configuration. Each backend
+// registers one under the name the `backend` configuration key gives it.
+type BackendFactory func(cfg BackendConfig) (Device, error)
+
+var (
+	backendsMu sync.Mutex
+	backends   = map[string]BackendFactory{}
+)
+
+// RegisterBackend makes factory the backend called name. Backends register
+// themselves from their package's init; registering a name twice is a bug.
+func RegisterBackend(name string, factory BackendFactory) {
+	backendsMu.Lock()
+	defer backendsMu.Unlock()
+	if _, dup := backends[name]; dup {
+		panic("cptdrv: backend " + name + " registered twice")
+	}
+	backends[name] = factory
+}
+
+// Backends returns the names of the registered backends, sorted.
+func Backends() []string {
+	backendsMu.Lock()
+	defer backendsMu.Unlock()
+	names := make([]string, 0, len(backends))
+	for n := range backends {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NewDevice builds the device of backend name.
+func NewDevice(name string, cfg BackendConfig) (Device, error) {
+	backendsMu.Lock()
+	factory := backends[name]
+	backendsMu.Unlock()
+	if factory == nil {
+		return nil, fmt.Errorf("cptdrv: unknown backend %q (registered: %s)", name, strings.Join(Backends(), ", "))
+	}
+	return factory(cfg)
 }

@@ -7,6 +7,8 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +109,9 @@ static const struct key {
 };
 
 static const char *const levels[] = { "debug", "info", "warn", "error", "off" };
+/* The first is the default. */
+static const char *const backends[] = CPT_BACKENDS;
+#define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
 static const struct key family_key = { NULL, NULL, K_COUNT, 0, 1L << 30 };
 
 /* Keys of a provider section that OpenSSL itself reads. */
@@ -285,11 +290,18 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
         }
         return bad(p, name, v, "use auto (the wait-context callback when the application set one, an fd "
             "otherwise) or fd");
-    case K_BACKEND:
-        /* The one backend built; a CPT VF driver would add its name. */
-        if (strcmp(v, "simulator") == 0)
-            return 1;
-        return bad(p, name, v, "use simulator (the only backend in this build)");
+    case K_BACKEND: {
+        char names[256] = "";
+
+        for (*n = 0; *n < (long)NBACKENDS; (*n)++)
+            if (strcmp(v, backends[*n]) == 0)
+                return 1;
+        for (size_t i = 0; i < NBACKENDS; i++)
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i > 0 ? ", " : "", backends[i]);
+        snprintf(range, sizeof(range), NBACKENDS == 1 ? "use %s (the only backend in this build)"
+            : "use one of %s (the backends in this build)", names);
+        return bad(p, name, v, range);
+    }
     case K_FAULTS:
         if (faults_ok(v))
             return 1;
@@ -383,6 +395,116 @@ static int check_unknown_keys(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *han
     return ok;
 }
 
+/*
+ * The keys of what is one per process: the device with its queues, the log,
+ * the statistics area and how ASYNC jobs are woken. The first provider
+ * context activated in the process sets them; the others (cptprov in
+ * further library contexts) run on the same. The CPU path's thresholds and
+ * the algorithms offered are per context and may differ.
+ */
+enum pkind { P_INT, P_STR, P_SWITCH, P_LEVEL };
+static const struct {
+    const char *key;
+    size_t off; /* in struct cpt_config */
+    enum pkind kind;
+} process_keys[] = {
+    { "backend", offsetof(struct cpt_config, backend), P_STR },
+    { "engines", offsetof(struct cpt_config, se_engines), P_INT },
+    { "ring_depth", offsetof(struct cpt_config, ring_depth), P_INT },
+    { "engine_spin_us", offsetof(struct cpt_config, spin_us), P_INT },
+    { "faults", offsetof(struct cpt_config, faults), P_STR },
+    { "fallback", offsetof(struct cpt_config, fallback), P_SWITCH },
+    { "request_timeout_ms", offsetof(struct cpt_config, timeout_ms), P_INT },
+    { "retries", offsetof(struct cpt_config, retries), P_INT },
+    { "breaker_threshold", offsetof(struct cpt_config, breaker_threshold), P_INT },
+    { "breaker_cooldown_ms", offsetof(struct cpt_config, breaker_cooldown_ms), P_INT },
+    { "log_level", offsetof(struct cpt_config, log_level), P_LEVEL },
+    { "log_file", offsetof(struct cpt_config, log_file), P_STR },
+    { "stats_dir", offsetof(struct cpt_config, stats_dir), P_STR },
+};
+#define NPROCESS_KEYS (sizeof(process_keys) / sizeof(process_keys[0]))
+
+static pthread_mutex_t process_mu = PTHREAD_MUTEX_INITIALIZER;
+/* The values of the first context activated, as text (strdup'ed, kept for
+ * the life of the process: the Go half, once started, cannot restart with
+ * others), and its async_notify. */
+static char *process_val[NPROCESS_KEYS];
+static int process_set, process_notify;
+
+/* Key i of cfg as the section would say it; NULL for a string unset. */
+static const char *process_value(const struct cpt_config *cfg, size_t i, char *buf, size_t len)
+{
+    const void *f = (const char *)cfg + process_keys[i].off;
+    int v = process_keys[i].kind == P_STR ? 0 : *(const int *)f;
+
+    switch (process_keys[i].kind) {
+    case P_STR:
+        return *(const char *const *)f;
+    case P_SWITCH:
+        return v ? "on" : "off";
+    case P_LEVEL:
+        return levels[v];
+    case P_INT:
+        break;
+    }
+    if (v == 0)
+        return "(default)";
+    snprintf(buf, len, "%d", v < 0 ? 0 : v); /* retries: -1 is the file's 0 */
+    return buf;
+}
+
+static int same_value(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/*
+ * Refuses a context whose process-wide keys differ from the first one's:
+ * it would run on that one's device, log and statistics while its section
+ * says otherwise.
+ */
+static int same_process_config(struct cptprov_ctx *p, int notify)
+{
+    static const char *const notify_names[] = { "fd", "auto" };
+    char buf[32];
+    int ok = 1;
+
+    pthread_mutex_lock(&process_mu);
+    if (!process_set) {
+        for (size_t i = 0; ok && i < NPROCESS_KEYS; i++) {
+            const char *v = process_value(&p->cfg, i, buf, sizeof(buf));
+
+            ok = v == NULL || (process_val[i] = strdup(v)) != NULL;
+        }
+        if (ok) {
+            process_set = 1;
+            process_notify = cptprov_async_callbacks = notify;
+        } else {
+            for (size_t i = 0; i < NPROCESS_KEYS; i++) {
+                free(process_val[i]);
+                process_val[i] = NULL;
+            }
+        }
+        pthread_mutex_unlock(&process_mu);
+        return ok;
+    }
+    for (size_t i = 0; ok && i < NPROCESS_KEYS; i++) {
+        const char *v = process_value(&p->cfg, i, buf, sizeof(buf));
+
+        if (!same_value(v, process_val[i]))
+            ok = refuse(p, "cptprov: %s = \"%s\" differs from \"%s\" of the cptprov already active in this process "
+                "(another library context): the device, its log and its statistics are one per process, so every "
+                "context that loads cptprov must give them the same configuration",
+                process_keys[i].key, v != NULL ? v : "(unset)", process_val[i] != NULL ? process_val[i] : "(unset)");
+    }
+    if (ok && notify != process_notify)
+        ok = refuse(p, "cptprov: async_notify = \"%s\" differs from \"%s\" of the cptprov already active in this "
+            "process (another library context): how ASYNC jobs are woken is one per process",
+            notify_names[notify], notify_names[process_notify]);
+    pthread_mutex_unlock(&process_mu);
+    return ok;
+}
+
 static int config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
 {
     char *val[NKEYS] = { NULL }, *family[NFAMILIES] = { NULL };
@@ -443,7 +565,6 @@ static int config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
         && (p->log_file = OPENSSL_strdup(val[C_LOG_FILE])) == NULL)
         return 0;
     p->cfg.log_level = val[C_LOG_LEVEL] != NULL ? (int)n[C_LOG_LEVEL] : 2;
-    cptprov_async_callbacks = val[C_ASYNC_NOTIFY] != NULL ? (int)n[C_ASYNC_NOTIFY] : 1;
     p->cfg.log_file = p->log_file;
     p->cfg.se_engines = p->cfg.ae_engines = (int)n[C_ENGINES];
     p->cfg.ring_depth = (int)n[C_RING_DEPTH];
@@ -455,9 +576,12 @@ static int config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
     p->cfg.breaker_threshold = (int)n[C_BREAKER_THRESHOLD];
     p->cfg.breaker_cooldown_ms = (int)n[C_BREAKER_COOLDOWN_MS];
     p->cfg.stats_dir = p->stats_dir;
-    cptprov_stats_configure(p->stats_dir);
     p->cfg.faults = p->faults;
+    p->cfg.backend = backends[n[C_BACKEND]];
     p->cfg.openssl_version = OpenSSL_version_num();
+    if (!same_process_config(p, val[C_ASYNC_NOTIFY] != NULL ? (int)n[C_ASYNC_NOTIFY] : 1))
+        return 0;
+    cptprov_stats_configure(p->stats_dir);
     return 1;
 }
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 10
+#define CPT_ABI_VERSION 11
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -285,7 +285,16 @@ struct cpt_config {
     /* OpenSSL_version_num() of the libcrypto the provider runs in: what the
      * default provider of that version does decides some behaviour */
     unsigned long openssl_version;
+    /* the device behind the queues: a name in CPT_BACKENDS */
+    const char *backend;
 };
+
+/*
+ * The backends libcptgo.so builds devices of (each registers its factory
+ * with cptdrv.RegisterBackend under this name); the first is the default.
+ * The `backend` key accepts these at activation, before any Go runs.
+ */
+#define CPT_BACKENDS { "simulator" }
 
 /*
  * One per ASYNC_WAIT_CTX: the eventfd registered with the wait context and

@@ -7,6 +7,7 @@
 #include <openssl/async.h>
 #include <openssl/crypto.h>
 #include "cptabi.h"
+#include "goapi.h" /* struct cptgo_api: the entry points of libcptgo.so */
 
 #define CPTPROV_NAME "cptprov"
 #define CPTPROV_VERSION "0.1.0"
@@ -70,73 +71,6 @@ static inline void cptprov_cpu_tally(struct cpt_cpu_tally *t, int alg, size_t n)
     if (++t->ops >= 256)
         cptprov_cpu_flush(t, alg);
 }
-
-/* Entry points of libcptgo.so, resolved when it is loaded. */
-struct cptgo_api {
-    int (*abi_version)(void);
-    int (*start)(struct cpt_config *cfg, struct cpt_status *st);
-    void (*shutdown)(void); /* at exit: last statistics */
-    void (*flush)(void); /* write statistics now */
-    int (*cipher_init)(int alg, void *state, struct cpt_pending_init *pending, int enc,
-        void *key, size_t keylen, void *iv, size_t ivlen, void *params, struct cpt_status *st);
-    int (*cipher_update)(int alg, void *state, struct cpt_pending_init *pending, void *out,
-        size_t *outl, size_t outsize, void *in, size_t inl, struct cpt_notifier *n,
-        struct cpt_status *st);
-    int (*cipher_final)(int alg, void *state, struct cpt_pending_init *pending, void *out,
-        size_t *outl, size_t outsize, struct cpt_notifier *n, struct cpt_status *st);
-    int (*cipher_oneshot)(int alg, void *state, struct cpt_pending_init *pending, void *out,
-        size_t *outl, size_t outsize, void *in, size_t inl, struct cpt_notifier *n,
-        struct cpt_status *st);
-    int (*digest_update)(int md, void *state, const void *in, size_t inl,
-        struct cpt_notifier *n, struct cpt_status *st);
-    int (*digest_final)(int md, void *state, void *out, size_t *outl, size_t outsize,
-        struct cpt_notifier *n, struct cpt_status *st);
-    int (*mac_setkey)(int md, void *state, const void *key, size_t keylen, struct cpt_status *st);
-    int (*mac_update)(int md, void *state, const void *in, size_t inl, struct cpt_notifier *n,
-        struct cpt_status *st);
-    int (*mac_final)(int md, void *state, void *out, size_t *outl, size_t outsize,
-        struct cpt_notifier *n, struct cpt_status *st);
-    int (*cipher_export)(int alg, void *state, struct cpt_pending_init *pending,
-        struct cpt_stream_state *out, struct cpt_status *st);
-    int (*cipher_import)(int alg, void *state, struct cpt_pending_init *pending,
-        struct cpt_stream_state *in, struct cpt_status *st);
-    int (*cipher_get_ctx_params)(int alg, void *state, struct cpt_pending_init *pending,
-        void *params, struct cpt_status *st);
-    int (*cipher_set_ctx_params)(int alg, void *state, struct cpt_pending_init *pending,
-        void *params, struct cpt_status *st);
-    int (*cipher_dup)(int alg, void *state);
-    void (*cipher_free)(int alg, void *state);
-    int (*key_import)(int kt, void *state, int selection, const void *params, struct cpt_status *st);
-    int (*key_export)(int kt, void *state, int selection, void *cb, void *cbarg, struct cpt_status *st);
-    int (*key_get_params)(int kt, void *state, void *params, struct cpt_status *st);
-    int (*key_set_params)(int kt, void *state, const void *params, struct cpt_status *st);
-    int (*key_match)(int kt, const void *a, const void *b, int selection);
-    int (*key_validate)(int kt, void *state, int selection, struct cpt_status *st);
-    int (*keygen_set_params)(int kt, void *gen, const void *params, struct cpt_status *st);
-    int (*keygen)(int kt, void *gen, void *state, int selection, struct cpt_notifier *n,
-        struct cpt_status *st);
-    int (*keygen_set_template)(int kt, void *gen, void *template, struct cpt_status *st);
-    int (*derive)(int kt, void *key, void *peer, void *scratch, void *out, size_t *outl,
-        size_t outsize, struct cpt_notifier *n, struct cpt_status *st);
-    int (*sig_init)(int alg, void *state, void *key, int op, int stream, const char *mdname,
-        const void *params, struct cpt_status *st);
-    int (*sig_set_params)(int alg, void *state, const void *params, struct cpt_status *st);
-    int (*sig_get_params)(int alg, void *state, void *params, struct cpt_status *st);
-    int (*sig_update)(int alg, void *state, const void *data, size_t len, struct cpt_status *st);
-    int (*sig_sign)(int alg, void *state, void *key, void *scratch, void *sig, size_t *siglen,
-        size_t sigsize, const void *tbs, size_t tbslen, int final, struct cpt_notifier *n,
-        struct cpt_status *st);
-    int (*sig_verify_recover)(int alg, void *state, void *key, void *out, size_t *outl,
-        size_t outsize, const void *sig, size_t siglen, struct cpt_status *st);
-    int (*asym_init)(int alg, void *state, void *key, int op, const void *params, struct cpt_status *st);
-    int (*asym_params)(int alg, void *state, const void *params, int set, struct cpt_status *st);
-    int (*asym_crypt)(int alg, void *state, void *key, void *out, size_t *outl, size_t outsize,
-        const void *in, size_t inl, int decrypt, const void *label, size_t labell,
-        struct cpt_notifier *n, struct cpt_status *st);
-    int (*sig_verify)(int alg, void *state, void *key, void *scratch, const void *sig,
-        size_t siglen, const void *tbs, size_t tbslen, int final, struct cpt_notifier *n,
-        struct cpt_status *st);
-};
 
 /* config.c: the openssl.cnf section, checked; 0 refuses activation. */
 void cptprov_config_init(const OSSL_DISPATCH *in);

@@ -35,13 +35,7 @@ type Config struct {
 }
 
 // Stats are the device's cumulative counters.
-type Stats struct {
-	Executed uint64 // instructions executed (all outcomes)
-	Errors   uint64 // completions other than CompGood/UCSuccess
-	Faults   uint64 // faults injected
-	Stalled  uint64 // instructions swallowed by a stall fault
-	Resets   uint64 // device resets (fault injection)
-}
+type Stats = cptdrv.DeviceStats
 
 // Device is the simulated CPT.
 type Device struct {

@@ -87,6 +87,8 @@ for g in "${groups[@]}"; do
 		# the default library context holding only the null provider
 		run libctx_test tests/run-c.sh libctx_test
 		run libctx_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh libctx_test
+		# cptprov in several library contexts: one device configuration per process
+		run ctxconfig_test tests/run-c.sh ctxconfig_test
 		run abandon_test build/abandon_test --provider-path build
 		run abandon_test_late_wait env CPTPROV_TEST_WAIT_DELAY_US=150 build/abandon_test --provider-path build
 		run callback_test build/callback_test --provider-path build --expect callback

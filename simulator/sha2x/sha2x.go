@@ -6,7 +6,7 @@
 package sha2x
 
 /*
-#cgo CFLAGS: -Wall -Wextra -Werror -DOPENSSL_SUPPRESS_DEPRECATED -I${SRCDIR}/../../provider
+#cgo CFLAGS: -Wall -Wextra -Werror -DOPENSSL_SUPPRESS_DEPRECATED -I${SRCDIR}/../../include
 #cgo LDFLAGS: -lcrypto
 #include <openssl/crypto.h>
 #include <openssl/sha.h>

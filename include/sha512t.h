@@ -2,7 +2,9 @@
  * SHA-512/224 and SHA-512/256 on libcrypto's low-level SHA512 functions:
  * SHA-512 with the initial values of FIPS 180-4 section 5.3.6, truncated.
  * Shared by the provider's CPU path (digest.c) and the simulator's engines
- * (simulator/sha2x).
+ * (simulator/sha2x), neither of which may include the other's headers: the
+ * device does not depend on the host's front end, nor the host on the
+ * simulator. include/ holds only such code below both.
  */
 #ifndef CPT_SHA512T_H
 #define CPT_SHA512T_H

@@ -1,0 +1,120 @@
+// The signature exports: RSA and ECDSA signing, verification and
+// recovery through dispatch.Signature.
+
+package main
+
+/*
+#include "cptabi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"cptprov/dispatch"
+)
+
+// signatureOf finds the signature scheme and the process environment.
+func signatureOf(alg C.int) (dispatch.Signature, *dispatch.Env, *dispatch.Error) {
+	return operation("signature", alg, dispatch.SignatureByID)
+}
+
+//export cptgo_sig_init
+func cptgo_sig_init(alg C.int, state, key unsafe.Pointer, op, stream C.int, mdname *C.char, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	md := ""
+	if mdname != nil {
+		md = C.GoString(mdname)
+	}
+	return result(st, s.Init(env, state, key, int(op), stream != 0, md, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_sig_set_params
+func cptgo_sig_set_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, s.SetParams(env, state, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_sig_get_params
+func cptgo_sig_get_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, s.GetParams(env, state, dispatch.ParamsAt(params)))
+}
+
+//export cptgo_sig_update
+func cptgo_sig_update(alg C.int, state, data unsafe.Pointer, n C.size_t, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	return result(st, s.Update(env, state, goBytes(data, n)))
+}
+
+//export cptgo_sig_sign
+func cptgo_sig_sign(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen *C.size_t, sigsize C.size_t, tbs unsafe.Pointer, tbslen C.size_t, final C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	maybePanic("sign")
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	var n int
+	var async bool
+	if final != 0 {
+		n, async, e = s.SignFinal(env, state, key, scratch, sig, int(sigsize), waiterOf(wn))
+	} else {
+		n, async, e = s.Sign(env, state, key, scratch, sig, int(sigsize), goBytes(tbs, tbslen), waiterOf(wn))
+	}
+	return pendingResult(siglen, n, async, st, e)
+}
+
+//export cptgo_sig_verify
+func cptgo_sig_verify(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen C.size_t, tbs unsafe.Pointer, tbslen C.size_t, final C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	var async bool
+	if final != 0 {
+		async, e = s.VerifyFinal(env, state, key, scratch, goBytes(sig, siglen), waiterOf(wn))
+	} else {
+		async, e = s.Verify(env, state, key, scratch, goBytes(sig, siglen), goBytes(tbs, tbslen), waiterOf(wn))
+	}
+	return pendingResult(nil, 0, async, st, e)
+}
+
+//export cptgo_sig_verify_recover
+func cptgo_sig_verify_recover(alg C.int, state, key, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, sig unsafe.Pointer, siglen C.size_t, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := signatureOf(alg)
+	if e != nil {
+		return result(st, e)
+	}
+	r, ok := s.(dispatch.Recoverer)
+	if !ok {
+		return result(st, &dispatch.Error{Reason: dispatch.ReasonBadParameter, Msg: s.Name() + " signatures carry no data to recover"})
+	}
+	var dst []byte
+	if out != nil {
+		dst = goBytes(out, outsize)
+		if dst == nil {
+			dst = []byte{}
+		}
+	}
+	n, e := r.VerifyRecover(env, state, key, goBytes(sig, siglen), dst)
+	return pendingResult(outl, n, false, st, e)
+}
