@@ -75,18 +75,6 @@ struct cptprov_cipher_ctx {
     unsigned char state[CPT_CIPHER_STATE_SIZE] __attribute__((aligned(64)));
 };
 
-/* Adds a context's CPU-path tally to the process's statistics area. */
-void cptprov_cpu_flush(struct cpt_cpu_tally *t, int alg)
-{
-    struct cpt_stats_area *a;
-
-    if (t->ops != 0 && alg >= 0 && alg < CPT_MAX_ALGS && (a = cptprov_stats_area()) != NULL) {
-        atomic_fetch_add_explicit(&a->cpu[alg].ops, t->ops, memory_order_relaxed);
-        atomic_fetch_add_explicit(&a->cpu[alg].bytes, t->bytes, memory_order_relaxed);
-    }
-    t->ops = t->bytes = 0;
-}
-
 static struct cpt_aead_shadow *shadow(const struct cptprov_cipher_ctx *c);
 
 static void *cptprov_cipher_newctx(void *provctx, const struct cptprov_cipher_alg *alg)
@@ -537,30 +525,6 @@ static int cptprov_cipher_dinit(void *vctx, const unsigned char *key, size_t key
     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
     return cipher_init(vctx, key, keylen, iv, ivlen, params, 0);
-}
-
-/*
- * Finishes a call that may have gone asynchronous: rc is what Go returned,
- * n the job's notifier (NULL outside a job).
- */
-int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
-    const struct cpt_status *st, const char *func)
-{
-    if (rc == CPT_PENDING) {
-        rc = cptprov_async_wait(n);
-        if (rc == CPT_OK && outl != NULL)
-            *outl = n->outl;
-        else if (rc != CPT_OK)
-            cptprov_raise_status(p, &n->st, func);
-        cptprov_async_end(n);
-        return rc == CPT_OK;
-    }
-    cptprov_async_abort(n);
-    if (rc != CPT_OK) {
-        cptprov_raise_status(p, st, func);
-        return 0;
-    }
-    return 1;
 }
 
 /* Kept out of line: the status block is only for the device path and

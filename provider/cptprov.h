@@ -75,7 +75,8 @@ struct cpt_stats_area *cptprov_stats_area(void);
 struct cpt_cpu_tally {
     uint64_t ops, bytes;
 };
-/* Adds the tally to alg's counters (none when alg < 0) and clears it. */
+/* Adds the tally to alg's counters (none when alg < 0) and clears it
+ * (statsarea.c). */
 void cptprov_cpu_flush(struct cpt_cpu_tally *t, int alg);
 
 /* Counts an operation on n bytes, adding the tally to algorithm alg's
@@ -207,6 +208,11 @@ int cptprov_async_wait(struct cpt_notifier *n);
 extern int cptprov_async_callbacks;
 void cptprov_async_end(struct cpt_notifier *n);
 void cptprov_async_abort(struct cpt_notifier *n);
+/* Finishes a call that may have gone asynchronous: rc is what Go returned,
+ * n the job's notifier (NULL outside a job); 1 on success, else a reason
+ * raised for func. */
+int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
+    const struct cpt_status *st, const char *func);
 
 /* cipher.c */
 extern const OSSL_ALGORITHM cptprov_ciphers[];
@@ -244,9 +250,5 @@ int cptprov_key_type_id(const struct cptprov_key *k);
 int cptprov_key_has(const void *k, int selection);
 int cptprov_key_up_ref(struct cptprov_key *k);
 void cptprov_key_free(void *k);
-
-/* Finishing a call that may have gone asynchronous (cipher.c). */
-int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
-    const struct cpt_status *st, const char *func);
 
 #endif
