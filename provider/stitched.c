@@ -461,9 +461,6 @@ static int device_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
 {
     struct stitched_ctx *c = vctx;
     const struct cptgo_api *api;
-    struct cpt_status st = { 0, "" };
-    struct cpt_notifier *n;
-    int rc;
 
     if ((api = cptprov_go(c->prov)) == NULL)
         return 0;
@@ -471,14 +468,8 @@ static int device_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
         CPT_RAISE(c->prov, CPT_R_MISSING_KEY, "no key set");
         return 0;
     }
-    n = cptprov_async_begin();
-    if (oneshot)
-        rc = api->cipher_oneshot(c->alg->id, c->state, &c->pending, out, outl, outsize, (void *)in,
-            inl, n, &st);
-    else
-        rc = api->cipher_update(c->alg->id, c->state, &c->pending, out, outl, outsize, (void *)in,
-            inl, n, &st);
-    return cptprov_finish(c->prov, rc, n, outl, &st, oneshot ? "cipher_cipher" : "cipher_update");
+    return cptprov_cipher_run(c->prov, api, c->alg->id, c->state, &c->pending, out, outl, outsize,
+        in, inl, oneshot);
 }
 
 /* Every update is a whole record, or plain CBC: no final on either side. */
