@@ -166,32 +166,27 @@ static int cipher_dinit(void *vctx, const unsigned char *key, size_t keylen,
 }
 
 int cptprov_cipher_run(struct cptprov_ctx *prov, const struct cptgo_api *api, int alg,
-    void *state, struct cpt_pending_init *pending, unsigned char *out, size_t *outl,
-    size_t outsize, const unsigned char *in, size_t inl, int oneshot)
+    void *state, struct cpt_pending_init *pending, const struct cpt_path_io *io)
 {
     struct cpt_status st = { 0, "" };
     struct cpt_notifier *n = cptprov_async_begin();
-    int rc;
+    int rc = (io->oneshot ? api->cipher_oneshot : api->cipher_update)(alg, state, pending,
+        io->out, io->outl, io->outsize, (void *)io->in, io->inl, n, &st);
 
-    if (oneshot)
-        rc = api->cipher_oneshot(alg, state, pending, out, outl, outsize, (void *)in, inl, n, &st);
-    else
-        rc = api->cipher_update(alg, state, pending, out, outl, outsize, (void *)in, inl, n, &st);
-    return cptprov_finish(prov, rc, n, outl, &st, oneshot ? "cipher_cipher" : "cipher_update");
+    return cptprov_finish(prov, rc, n, io->outl, &st,
+        io->oneshot ? "cipher_cipher" : "cipher_update");
 }
 
 /* The device's side of both hook tables. The status blocks are only
  * for it: zeroing one costs a 64-byte CPU-path call a tenth of its time. */
-int cptprov_cipher_device_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-    const unsigned char *in, size_t inl, int oneshot)
+int cptprov_cipher_device_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_cipher_ctx *c = vctx;
     const struct cptgo_api *api = cptprov_cipher_go(c);
 
     if (api == NULL)
         return 0;
-    return cptprov_cipher_run(c->prov, api, c->alg->id, c->state, &c->pending, out, outl,
-        outsize, in, inl, oneshot);
+    return cptprov_cipher_run(c->prov, api, c->alg->id, c->state, &c->pending, io);
 }
 
 int cptprov_cipher_device_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
@@ -217,8 +212,8 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl,
     *outl = 0;
     if (c->alg->aead)
         return cptprov_aead_update(c, out, outl, outsize, in, inl);
-    return cpt_path_update(&c->path, c, !c->cpu.tls && cpt_path_short(&c->path, inl), out, outl,
-        outsize, in, inl, 0);
+    return cpt_path_update(&c->path, c, !c->cpu.tls && cpt_path_short(&c->path, inl),
+        &(struct cpt_path_io){ out, outl, outsize, in, inl, 0 });
 }
 
 static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
@@ -246,7 +241,7 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl,
         return cipher_update(vctx, out, outl, outsize, in, inl);
     }
     *outl = 0;
-    return cpt_path_update(&c->path, c, 0, out, outl, outsize, in, inl, 1);
+    return cpt_path_update(&c->path, c, 0, &(struct cpt_path_io){ out, outl, outsize, in, inl, 1 });
 }
 
 /* For a call only Go answers: a stream goes to the device; an AEAD's

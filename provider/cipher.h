@@ -70,8 +70,7 @@ static inline struct cpt_aead_shadow *cipher_shadow(const struct cptprov_cipher_
 /* cipher.c: Go's half for a call that hands it this context, and the
  * device's side of both hook tables. */
 const struct cptgo_api *cptprov_cipher_go(struct cptprov_cipher_ctx *c);
-int cptprov_cipher_device_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-    const unsigned char *in, size_t inl, int oneshot);
+int cptprov_cipher_device_update(void *vctx, const struct cpt_path_io *io);
 int cptprov_cipher_device_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize);
 
 /* cipher_stream.c: an init's start of the stream in the twin too. */

@@ -93,19 +93,16 @@ static int aead_to_cpu(void *vctx)
     return 1;
 }
 
-static int aead_cpu_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-    const unsigned char *in, size_t inl, int oneshot)
+static int aead_cpu_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_cipher_ctx *c = vctx;
     int n;
 
-    (void)outsize;
-    (void)oneshot;
-    if (!EVP_CipherUpdate(cipher_twin(c), out, &n, in, (int)inl))
+    if (!EVP_CipherUpdate(cipher_twin(c), io->out, &n, io->in, (int)io->inl))
         return 0;
-    *outl = (size_t)n;
-    if (out != NULL)
-        cpt_path_tally(&c->path, inl);
+    *io->outl = (size_t)n;
+    if (io->out != NULL)
+        cpt_path_tally(&c->path, io->inl);
     return 1;
 }
 
@@ -129,7 +126,8 @@ int cptprov_aead_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t
         }
         cpu = out != NULL && cpt_path_short(&c->path, inl);
     }
-    return cpt_path_update(&c->path, c, cpu, out, outl, outsize, in, inl, 0);
+    return cpt_path_update(&c->path, c, cpu,
+        &(struct cpt_path_io){ out, outl, outsize, in, inl, 0 });
 }
 
 /* Finishes a message the twin holds (or one with no data yet). */

@@ -137,27 +137,26 @@ static int stream_to_cpu(void *vctx)
     return 1;
 }
 
-/* Feeds an update to the twin, keeping what the hand-over needs. */
-static int stream_cpu_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-    const unsigned char *in, size_t inl, int oneshot)
+/* Feeds an update to the twin, keeping what the hand-over needs (EVP
+ * checked outsize; EVP_Cipher()'s run on the device). */
+static int stream_cpu_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_cipher_ctx *c = vctx;
     struct cipher_cpu *cp = &c->cpu;
-    size_t total = cp->held + inl, keep, bs = c->alg->blocksize;
+    const unsigned char *in = io->in;
+    size_t inl = io->inl, total = cp->held + inl, keep, bs = c->alg->blocksize;
     int n;
 
-    (void)outsize; /* EVP checked it */
-    (void)oneshot; /* EVP_Cipher()'s run on the device */
     if (bs == 1) {
         /* A stream mode buffers nothing: EVP_Cipher goes straight to the
          * default provider's cipher function, a few ns under
          * EVP_CipherUpdate's checks, which is a tenth of a 64-byte call. */
-        if (inl > INT_MAX || (n = EVP_Cipher(cipher_twin(c), out, in, (unsigned int)inl)) < 0)
+        if (inl > INT_MAX || (n = EVP_Cipher(cipher_twin(c), io->out, in, (unsigned int)inl)) < 0)
             return 0;
-    } else if (!EVP_CipherUpdate(cipher_twin(c), out, &n, in, (int)inl)) {
+    } else if (!EVP_CipherUpdate(cipher_twin(c), io->out, &n, in, (int)inl)) {
         return 0;
     }
-    *outl = (size_t)n;
+    *io->outl = (size_t)n;
     cpt_path_tally(&c->path, inl);
     cp->cbytes += inl;
     if (bs > 1) {

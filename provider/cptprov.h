@@ -219,11 +219,7 @@ int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t
 extern const OSSL_ALGORITHM cptprov_ciphers[];
 int cptprov_cipher_static_params(OSSL_PARAM params[], unsigned int mode, int aead, int custom_iv,
     size_t keylen, size_t blocksize, size_t ivlen);
-const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx);
-/* An update (oneshot: EVP_Cipher()'s) of a cipher's Go state on the device. */
-int cptprov_cipher_run(struct cptprov_ctx *prov, const struct cptgo_api *api, int alg,
-    void *state, struct cpt_pending_init *pending, unsigned char *out, size_t *outl,
-    size_t outsize, const unsigned char *in, size_t inl, int oneshot);
+OSSL_FUNC_cipher_gettable_params_fn cptprov_cipher_static_gettable;
 /* stitched.c: AES-CBC-HMAC-SHA1/SHA256 */
 extern const OSSL_DISPATCH cptprov_aes128cbchmacsha1_functions[];
 extern const OSSL_DISPATCH cptprov_aes256cbchmacsha1_functions[];

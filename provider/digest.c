@@ -137,24 +137,19 @@ static int cpu_start(void *vctx)
     return ok ? 1 : -1;
 }
 
-static int cpu_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-    const unsigned char *in, size_t inl, int oneshot)
+static int cpu_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_digest_ctx *c = vctx;
 
-    (void)out;
-    (void)outl;
-    (void)outsize;
-    (void)oneshot;
-    cpt_path_tally(&c->path, inl);
+    cpt_path_tally(&c->path, io->inl);
     switch (c->alg->id) {
     case CPT_MD_SHA1:
-        return SHA1_Update(&c->cpu.sha1, in, inl);
+        return SHA1_Update(&c->cpu.sha1, io->in, io->inl);
     case CPT_MD_SHA224:
     case CPT_MD_SHA256:
-        return SHA256_Update(&c->cpu.sha256, in, inl);
+        return SHA256_Update(&c->cpu.sha256, io->in, io->inl);
     }
-    return SHA512_Update(&c->cpu.sha512, in, inl);
+    return SHA512_Update(&c->cpu.sha512, io->in, io->inl);
 }
 
 /* The digest's size was checked against out's; each Final writes it. */
@@ -192,8 +187,7 @@ static int device_start(void *vctx)
     return 1;
 }
 
-static int device_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-    const unsigned char *in, size_t inl, int oneshot)
+static int device_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_digest_ctx *c = vctx;
     const struct cptgo_api *api = cptprov_go(c->prov);
@@ -201,14 +195,10 @@ static int device_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
     struct cpt_notifier *n;
     int rc;
 
-    (void)out;
-    (void)outl;
-    (void)outsize;
-    (void)oneshot;
     if (api == NULL)
         return 0;
     n = cptprov_async_begin();
-    rc = api->digest_update(c->alg->id, c->state, in, inl, n, &st);
+    rc = api->digest_update(c->alg->id, c->state, io->in, io->inl, n, &st);
     return cptprov_finish(c->prov, rc, n, NULL, &st, "digest_update");
 }
 
@@ -238,7 +228,7 @@ static int digest_update(void *vctx, const unsigned char *in, size_t inl)
     if (inl == 0)
         return 1;
     return cpt_path_update(&c->path, c, cpt_path_decide(&c->path, cpt_path_short(&c->path, inl)),
-        NULL, NULL, 0, in, inl, 0);
+        &(struct cpt_path_io){ .in = in, .inl = inl });
 }
 
 static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)

@@ -247,21 +247,15 @@ static int device_start(void *vctx)
     return 1;
 }
 
-static int cpu_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-    const unsigned char *in, size_t inl, int oneshot)
+static int cpu_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_mac_ctx *c = vctx;
 
-    (void)out;
-    (void)outl;
-    (void)outsize;
-    (void)oneshot;
-    cpt_path_tally(&c->path, inl);
-    return EVP_MAC_update(c->path.twin, in, inl);
+    cpt_path_tally(&c->path, io->inl);
+    return EVP_MAC_update(c->path.twin, io->in, io->inl);
 }
 
-static int device_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-    const unsigned char *in, size_t inl, int oneshot)
+static int device_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_mac_ctx *c = vctx;
     const struct cptgo_api *api = cptprov_go(c->prov);
@@ -269,14 +263,10 @@ static int device_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
     struct cpt_notifier *n;
     int rc;
 
-    (void)out;
-    (void)outl;
-    (void)outsize;
-    (void)oneshot;
     if (api == NULL)
         return 0;
     n = cptprov_async_begin();
-    rc = api->mac_update(md_id(c), c->state, in, inl, n, &st);
+    rc = api->mac_update(md_id(c), c->state, io->in, io->inl, n, &st);
     return cptprov_finish(c->prov, rc, n, NULL, &st, "mac_update");
 }
 
@@ -310,13 +300,13 @@ static const struct cpt_path_hw hmac_path = {
 static int hmac_update(void *vctx, const unsigned char *in, size_t inl)
 {
     struct cptprov_mac_ctx *c = vctx;
+    /* TLS's record MAC and digests the device lacks: the CPU's. */
+    int cpu = c->tls_data_size != 0 || c->d < 0 || cpt_path_short(&c->path, inl);
 
     if (inl == 0)
         return 1;
-    /* TLS's record MAC and digests the device lacks: the CPU's. */
-    return cpt_path_update(&c->path, c,
-        cpt_path_decide(&c->path, c->tls_data_size != 0 || c->d < 0 || cpt_path_short(&c->path, inl)),
-        NULL, NULL, 0, in, inl, 0);
+    return cpt_path_update(&c->path, c, cpt_path_decide(&c->path, cpu),
+        &(struct cpt_path_io){ .in = in, .inl = inl });
 }
 
 static int hmac_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)

@@ -24,6 +24,17 @@
  * ciphers) both sides agree, after an init. */
 enum { CPT_SIDE_NONE, CPT_SIDE_CPU, CPT_SIDE_DEVICE };
 
+/* An update's arguments: OSSL_FUNC_cipher_update_fn's (digests and HMAC
+ * have only in and inl); oneshot: EVP_Cipher()'s, the input exactly. */
+struct cpt_path_io {
+    unsigned char *out;
+    size_t *outl;
+    size_t outsize;
+    const unsigned char *in;
+    size_t inl;
+    int oneshot;
+};
+
 /*
  * A family's hooks; ctx is the family's context. A hook a family never
  * reaches (a final for the stitched ciphers, whose every update is whole)
@@ -35,11 +46,8 @@ struct cpt_path_hw {
      * (a reason raised); to_cpu -1: not now, the device takes the work. */
     int (*to_cpu)(void *ctx);
     int (*to_device)(void *ctx);
-    /* An update on either side; oneshot: EVP_Cipher()'s, the input exactly. */
-    int (*cpu_update)(void *ctx, unsigned char *out, size_t *outl, size_t outsize,
-        const unsigned char *in, size_t inl, int oneshot);
-    int (*device_update)(void *ctx, unsigned char *out, size_t *outl, size_t outsize,
-        const unsigned char *in, size_t inl, int oneshot);
+    int (*cpu_update)(void *ctx, const struct cpt_path_io *io);
+    int (*device_update)(void *ctx, const struct cpt_path_io *io);
     int (*cpu_final)(void *ctx, unsigned char *out, size_t *outl, size_t outsize);
     int (*device_final)(void *ctx, unsigned char *out, size_t *outl, size_t outsize);
     /* A copy of the twin for dupctx (NULL: failed), and its release; NULL
@@ -105,16 +113,16 @@ static inline int cpt_path_move(struct cpt_path *p, void *ctx, int side)
 }
 
 /* An update where cpu says, or on the device when the CPU refuses it. */
-static inline int cpt_path_update(struct cpt_path *p, void *ctx, int cpu, unsigned char *out,
-    size_t *outl, size_t outsize, const unsigned char *in, size_t inl, int oneshot)
+static inline int cpt_path_update(struct cpt_path *p, void *ctx, int cpu,
+    const struct cpt_path_io *io)
 {
     int r = cpu ? cpt_path_move(p, ctx, CPT_SIDE_CPU) : -1;
 
     if (r > 0)
-        return p->hw->cpu_update(ctx, out, outl, outsize, in, inl, oneshot);
+        return p->hw->cpu_update(ctx, io);
     if (r == 0 || !cpt_path_move(p, ctx, CPT_SIDE_DEVICE))
         return 0;
-    return p->hw->device_update(ctx, out, outl, outsize, in, inl, oneshot);
+    return p->hw->device_update(ctx, io);
 }
 
 /* A final where cpu says, or on the device when the CPU refuses it. */
@@ -133,5 +141,10 @@ void cpt_twin_cipher_free(void *twin);
 EVP_MAC_CTX *cpt_twin_hmac_new(void);
 void *cpt_twin_hmac_dup(void *twin);
 void cpt_twin_hmac_free(void *twin);
+
+/* The device's update of a cipher's Go state, for the cipher families
+ * (cipher.c). */
+int cptprov_cipher_run(struct cptprov_ctx *prov, const struct cptgo_api *api, int alg,
+    void *state, struct cpt_pending_init *pending, const struct cpt_path_io *io);
 
 #endif

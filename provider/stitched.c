@@ -432,32 +432,30 @@ bad:
     return 0;
 }
 
-static int cpu_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-    const unsigned char *in, size_t inl, int oneshot)
+static int cpu_update(void *vctx, const struct cpt_path_io *io)
 {
     struct stitched_ctx *c = vctx;
     int len;
 
-    cpt_path_tally(&c->path, inl);
-    if (outsize < inl) {
+    cpt_path_tally(&c->path, io->inl);
+    if (io->outsize < io->inl) {
         CPT_RAISE(c->prov, CPT_R_OUTPUT_TOO_SMALL, "output buffer too small: %zu bytes for %zu",
-            outsize, inl);
+            io->outsize, io->inl);
         return 0;
     }
-    if (oneshot) {
-        if (EVP_Cipher(twin(c), out, in, (unsigned int)inl) <= 0)
+    if (io->oneshot) {
+        if (EVP_Cipher(twin(c), io->out, io->in, (unsigned int)io->inl) <= 0)
             return 0;
-        *outl = inl;
+        *io->outl = io->inl;
         return 1;
     }
-    if (!EVP_CipherUpdate(twin(c), out, &len, in, (int)inl))
+    if (!EVP_CipherUpdate(twin(c), io->out, &len, io->in, (int)io->inl))
         return 0;
-    *outl = (size_t)len;
+    *io->outl = (size_t)len;
     return 1;
 }
 
-static int device_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-    const unsigned char *in, size_t inl, int oneshot)
+static int device_update(void *vctx, const struct cpt_path_io *io)
 {
     struct stitched_ctx *c = vctx;
     const struct cptgo_api *api;
@@ -468,8 +466,7 @@ static int device_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
         CPT_RAISE(c->prov, CPT_R_MISSING_KEY, "no key set");
         return 0;
     }
-    return cptprov_cipher_run(c->prov, api, c->alg->id, c->state, &c->pending, out, outl, outsize,
-        in, inl, oneshot);
+    return cptprov_cipher_run(c->prov, api, c->alg->id, c->state, &c->pending, io);
 }
 
 /* Every update is a whole record, or plain CBC: no final on either side. */
@@ -491,8 +488,9 @@ static int stitched_run(struct stitched_ctx *c, unsigned char *out, size_t *outl
         CPT_RAISE(c->prov, CPT_R_WRONG_STATE, "the record's AAD must be set again");
         return 0;
     }
-    rc = cpt_path_update(&c->path, c, record == REC_TWIN || (record == REC_NONE && cpu_path(c, inl)),
-        out, outl, outsize, in, inl, oneshot);
+    rc = cpt_path_update(&c->path, c,
+        record == REC_TWIN || (record == REC_NONE && cpu_path(c, inl)),
+        &(struct cpt_path_io){ out, outl, outsize, in, inl, oneshot });
     c->record = REC_NONE; /* the next update is plain CBC, or has an AAD of its own */
     return rc;
 }
