@@ -327,7 +327,7 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))cipher_get_ctx_params }, \
         { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))cipher_set_ctx_params }, \
         { OSSL_FUNC_CIPHER_GETTABLE_PARAMS,                                       \
-            (void (*)(void))cptprov_cipher_gettable_params },                     \
+            (void (*)(void))cptprov_cipher_static_gettable },                     \
         { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS,                                   \
             (void (*)(void))cptprov_##kind##_gettable_ctx_params },               \
         { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS,                                   \

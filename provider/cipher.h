@@ -32,13 +32,13 @@ struct cipher_cpu {
      * the bytes fed since tell where its stream is. */
     unsigned char civ[16];
     uint64_t cbytes;
-    /* AEADs (cipher_aead.c): a whole message runs on one side, chosen at
-     * its first data update; AAD before it waits here. */
-    /* GCM: the message's init carried an IV, so the twin holds the same IV
-     * state as Go. A message without one goes to the device, which knows
-     * whether the last IV is used up (OpenSSL refuses to reuse it). */
+    /* AEADs (cipher_aead.c). GCM: the message's init carried an IV, so
+     * the twin holds the same IV state as Go. A message without one goes
+     * to the device, which knows whether the last IV is used up (OpenSSL
+     * refuses to reuse it). */
     int iv_fresh;
     size_t twin_ivlen; /* the IV length the twin was last given */
+    /* The AAD of a message not yet decided, held until its first data. */
     size_t aad_len;
     unsigned char aad[64];
 };
@@ -94,7 +94,6 @@ int cptprov_aead_final(struct cptprov_cipher_ctx *c, unsigned char *out, size_t 
 int cptprov_cipher_get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARAM params[]);
 int cptprov_cipher_set_params_in_c(const struct cptprov_cipher_ctx *c, const OSSL_PARAM params[]);
 int cptprov_cipher_get_params(OSSL_PARAM params[], const struct cptprov_cipher_alg *a);
-OSSL_FUNC_cipher_gettable_params_fn cptprov_cipher_gettable_params;
 OSSL_FUNC_cipher_gettable_ctx_params_fn cptprov_aead_gettable_ctx_params;
 OSSL_FUNC_cipher_settable_ctx_params_fn cptprov_aead_settable_ctx_params;
 OSSL_FUNC_cipher_gettable_ctx_params_fn cptprov_generic_gettable_ctx_params;

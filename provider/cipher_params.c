@@ -139,7 +139,7 @@ int cptprov_cipher_static_params(OSSL_PARAM params[], unsigned int mode, int aea
  * The same parameter lists as OpenSSL's own AEAD ciphers (tls-version and
  * tls-mac-size are accepted without being listed, as there).
  */
-static const OSSL_PARAM cipher_gettable_params[] = {
+static const OSSL_PARAM cipher_gettable[] = {
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
@@ -157,7 +157,7 @@ static const OSSL_PARAM cipher_gettable_params[] = {
  * 3.4 added it (no name in 3.0's headers), and older versions get the list
  * after it.
  */
-static const OSSL_PARAM aead_gettable_ctx_params[] = {
+static const OSSL_PARAM aead_gettable_ctx[] = {
     OSSL_PARAM_uint("iv-generated", NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
@@ -170,7 +170,7 @@ static const OSSL_PARAM aead_gettable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM aead_settable_ctx_params[] = {
+static const OSSL_PARAM aead_settable_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
@@ -180,7 +180,7 @@ static const OSSL_PARAM aead_settable_ctx_params[] = {
 };
 
 /* The lists of OpenSSL's own block and stream ciphers. */
-static const OSSL_PARAM generic_gettable_ctx_params[] = {
+static const OSSL_PARAM generic_gettable_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
@@ -191,7 +191,7 @@ static const OSSL_PARAM generic_gettable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM generic_settable_ctx_params[] = {
+static const OSSL_PARAM generic_settable_ctx[] = {
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
@@ -200,13 +200,13 @@ static const OSSL_PARAM generic_settable_ctx_params[] = {
 };
 
 /* The lists of OpenSSL's ChaCha20 and ChaCha20-Poly1305. */
-static const OSSL_PARAM chacha_ctx_params[] = {
+static const OSSL_PARAM chacha_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM chachapoly_gettable_ctx_params[] = {
+static const OSSL_PARAM chachapoly_gettable_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
@@ -215,7 +215,7 @@ static const OSSL_PARAM chachapoly_gettable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM chachapoly_settable_ctx_params[] = {
+static const OSSL_PARAM chachapoly_settable_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
@@ -224,10 +224,10 @@ static const OSSL_PARAM chachapoly_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
-const OSSL_PARAM *cptprov_cipher_gettable_params(void *provctx)
+const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx)
 {
     (void)provctx;
-    return cipher_gettable_params;
+    return cipher_gettable;
 }
 
 /* The context parameter lists of each kind of cipher. */
@@ -239,16 +239,11 @@ const OSSL_PARAM *cptprov_cipher_gettable_params(void *provctx)
         return list;                                              \
     }
 CTX_PARAMS_FN(cptprov_aead_gettable_ctx_params,
-    aead_gettable_ctx_params + (cptprov_openssl_at_least(3, 4) ? 0 : 1))
-CTX_PARAMS_FN(cptprov_aead_settable_ctx_params, aead_settable_ctx_params)
-CTX_PARAMS_FN(cptprov_generic_gettable_ctx_params, generic_gettable_ctx_params)
-CTX_PARAMS_FN(cptprov_generic_settable_ctx_params, generic_settable_ctx_params)
-CTX_PARAMS_FN(cptprov_chacha_gettable_ctx_params, chacha_ctx_params)
-CTX_PARAMS_FN(cptprov_chacha_settable_ctx_params, chacha_ctx_params)
-CTX_PARAMS_FN(cptprov_chachapoly_gettable_ctx_params, chachapoly_gettable_ctx_params)
-CTX_PARAMS_FN(cptprov_chachapoly_settable_ctx_params, chachapoly_settable_ctx_params)
-
-const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx)
-{
-    return cptprov_cipher_gettable_params(provctx);
-}
+    aead_gettable_ctx + (cptprov_openssl_at_least(3, 4) ? 0 : 1))
+CTX_PARAMS_FN(cptprov_aead_settable_ctx_params, aead_settable_ctx)
+CTX_PARAMS_FN(cptprov_generic_gettable_ctx_params, generic_gettable_ctx)
+CTX_PARAMS_FN(cptprov_generic_settable_ctx_params, generic_settable_ctx)
+CTX_PARAMS_FN(cptprov_chacha_gettable_ctx_params, chacha_ctx)
+CTX_PARAMS_FN(cptprov_chacha_settable_ctx_params, chacha_ctx)
+CTX_PARAMS_FN(cptprov_chachapoly_gettable_ctx_params, chachapoly_gettable_ctx)
+CTX_PARAMS_FN(cptprov_chachapoly_settable_ctx_params, chachapoly_settable_ctx)
