@@ -304,16 +304,7 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         ID, NAME, MODE, keybytes, ivbytes, blkbytes, AEAD_##kind, CUSTOM_IV_##kind,  \
         maxiv, CHACHA_##kind                                                      \
     };                                                                            \
-    static OSSL_FUNC_cipher_newctx_fn lc##_newctx;                               \
-    static OSSL_FUNC_cipher_get_params_fn lc##_get_params;                       \
-    static void *lc##_newctx(void *provctx)                                       \
-    {                                                                             \
-        return cipher_newctx(provctx, &lc##_alg);                                 \
-    }                                                                             \
-    static int lc##_get_params(OSSL_PARAM params[])                               \
-    {                                                                             \
-        return cptprov_cipher_get_params(params, &lc##_alg);                      \
-    }                                                                             \
+    CPTPROV_ALG_FUNCS(cipher, lc, cipher_newctx, cptprov_cipher_get_params)       \
     static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                     \
         { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))lc##_newctx },                 \
         { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))cipher_freectx },             \

@@ -231,19 +231,12 @@ const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx)
 }
 
 /* The context parameter lists of each kind of cipher. */
-#define CTX_PARAMS_FN(fn, list)                                   \
-    const OSSL_PARAM *fn(void *cctx, void *provctx)             \
-    {                                                             \
-        (void)cctx;                                               \
-        (void)provctx;                                            \
-        return list;                                              \
-    }
-CTX_PARAMS_FN(cptprov_aead_gettable_ctx_params,
+CPTPROV_CTX_PARAMS_FN(cptprov_aead_gettable_ctx_params,
     aead_gettable_ctx + (cptprov_openssl_at_least(3, 4) ? 0 : 1))
-CTX_PARAMS_FN(cptprov_aead_settable_ctx_params, aead_settable_ctx)
-CTX_PARAMS_FN(cptprov_generic_gettable_ctx_params, generic_gettable_ctx)
-CTX_PARAMS_FN(cptprov_generic_settable_ctx_params, generic_settable_ctx)
-CTX_PARAMS_FN(cptprov_chacha_gettable_ctx_params, chacha_ctx)
-CTX_PARAMS_FN(cptprov_chacha_settable_ctx_params, chacha_ctx)
-CTX_PARAMS_FN(cptprov_chachapoly_gettable_ctx_params, chachapoly_gettable_ctx)
-CTX_PARAMS_FN(cptprov_chachapoly_settable_ctx_params, chachapoly_settable_ctx)
+CPTPROV_CTX_PARAMS_FN(cptprov_aead_settable_ctx_params, aead_settable_ctx)
+CPTPROV_CTX_PARAMS_FN(cptprov_generic_gettable_ctx_params, generic_gettable_ctx)
+CPTPROV_CTX_PARAMS_FN(cptprov_generic_settable_ctx_params, generic_settable_ctx)
+CPTPROV_CTX_PARAMS_FN(cptprov_chacha_gettable_ctx_params, chacha_ctx)
+CPTPROV_CTX_PARAMS_FN(cptprov_chacha_settable_ctx_params, chacha_ctx)
+CPTPROV_CTX_PARAMS_FN(cptprov_chachapoly_gettable_ctx_params, chachapoly_gettable_ctx)
+CPTPROV_CTX_PARAMS_FN(cptprov_chachapoly_settable_ctx_params, chachapoly_settable_ctx)

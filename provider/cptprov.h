@@ -214,6 +214,31 @@ void cptprov_async_abort(struct cpt_notifier *n);
 int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
     const struct cpt_status *st, const char *func);
 
+/*
+ * For the algorithm families' dispatch tables. CPTPROV_ALG_FUNCS: an
+ * algorithm's newctx and get_params (op: cipher, digest...), its family's
+ * newctx and get_params given its row lc##_alg. CPTPROV_CTX_PARAMS_FN: the
+ * function of a gettable or settable context-parameter list.
+ */
+#define CPTPROV_ALG_FUNCS(op, lc, newctx, get_params)     \
+    static OSSL_FUNC_##op##_newctx_fn lc##_newctx;        \
+    static OSSL_FUNC_##op##_get_params_fn lc##_get_params; \
+    static void *lc##_newctx(void *provctx)               \
+    {                                                     \
+        return newctx(provctx, &lc##_alg);                \
+    }                                                     \
+    static int lc##_get_params(OSSL_PARAM params[])       \
+    {                                                     \
+        return get_params(params, &lc##_alg);             \
+    }
+#define CPTPROV_CTX_PARAMS_FN(fn, list)                  \
+    const OSSL_PARAM *fn(void *cctx, void *provctx)      \
+    {                                                    \
+        (void)cctx;                                      \
+        (void)provctx;                                   \
+        return list;                                     \
+    }
+
 /* cipher.c (cipher_params.c: a cipher's static get_params and gettable
  * table, for ciphers kept in files of their own) */
 extern const OSSL_ALGORITHM cptprov_ciphers[];

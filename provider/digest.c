@@ -282,16 +282,7 @@ static const OSSL_PARAM *digest_gettable_params(void *provctx)
 /* One algorithm: its parameter row, newctx, get_params and dispatch table. */
 #define CPTPROV_DIGEST(lc, ID, size, blocksize)                                       \
     static const struct cptprov_digest_alg lc##_alg = { ID, size, blocksize };         \
-    static OSSL_FUNC_digest_newctx_fn lc##_newctx;                                   \
-    static OSSL_FUNC_digest_get_params_fn lc##_get_params;                           \
-    static void *lc##_newctx(void *provctx)                                           \
-    {                                                                                 \
-        return digest_newctx(provctx, &lc##_alg);                                     \
-    }                                                                                 \
-    static int lc##_get_params(OSSL_PARAM params[])                                   \
-    {                                                                                 \
-        return digest_get_params(params, &lc##_alg);                                  \
-    }                                                                                 \
+    CPTPROV_ALG_FUNCS(digest, lc, digest_newctx, digest_get_params)                  \
     static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                         \
         { OSSL_FUNC_DIGEST_NEWCTX, (void (*)(void))lc##_newctx },                     \
         { OSSL_FUNC_DIGEST_FREECTX, (void (*)(void))digest_freectx },                 \

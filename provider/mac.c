@@ -359,19 +359,8 @@ static const OSSL_PARAM hmac_settable_ctx[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM *hmac_gettable_ctx_params(void *cctx, void *provctx)
-{
-    (void)cctx;
-    (void)provctx;
-    return hmac_gettable_ctx;
-}
-
-static const OSSL_PARAM *hmac_settable_ctx_params(void *cctx, void *provctx)
-{
-    (void)cctx;
-    (void)provctx;
-    return hmac_settable_ctx;
-}
+static CPTPROV_CTX_PARAMS_FN(hmac_gettable_ctx_params, hmac_gettable_ctx)
+static CPTPROV_CTX_PARAMS_FN(hmac_settable_ctx_params, hmac_settable_ctx)
 
 static const OSSL_DISPATCH cptprov_hmac_functions[] = {
     { OSSL_FUNC_MAC_NEWCTX, (void (*)(void))hmac_newctx },

@@ -540,34 +540,19 @@ static const OSSL_PARAM stitched_settable_ctx[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM *stitched_gettable_ctx_params(void *cctx, void *provctx)
+static CPTPROV_CTX_PARAMS_FN(stitched_gettable_ctx_params, stitched_gettable_ctx)
+static CPTPROV_CTX_PARAMS_FN(stitched_settable_ctx_params, stitched_settable_ctx)
+
+/* Flags as the default provider's, except that multiblock is not offered. */
+static int stitched_get_params(OSSL_PARAM params[], const struct stitched_alg *a)
 {
-    (void)cctx;
-    (void)provctx;
-    return stitched_gettable_ctx;
+    return cptprov_cipher_static_params(params, EVP_CIPH_CBC_MODE, 1, 0, a->keylen, 16, 16);
 }
 
-static const OSSL_PARAM *stitched_settable_ctx_params(void *cctx, void *provctx)
-{
-    (void)cctx;
-    (void)provctx;
-    return stitched_settable_ctx;
-}
-
-/* One algorithm: its row, newctx, get_params (flags as the default
- * provider's, except that multiblock is not offered) and dispatch table. */
+/* One algorithm: its row, newctx, get_params and dispatch table. */
 #define CPTPROV_STITCHED(lc, ID, NAME, keybytes, macbytes)                                    \
     static const struct stitched_alg lc##_alg = { ID, NAME, keybytes, macbytes };             \
-    static OSSL_FUNC_cipher_newctx_fn lc##_newctx;                                             \
-    static OSSL_FUNC_cipher_get_params_fn lc##_get_params;                                     \
-    static void *lc##_newctx(void *provctx)                                                    \
-    {                                                                                          \
-        return stitched_newctx(provctx, &lc##_alg);                                            \
-    }                                                                                          \
-    static int lc##_get_params(OSSL_PARAM params[])                                            \
-    {                                                                                          \
-        return cptprov_cipher_static_params(params, EVP_CIPH_CBC_MODE, 1, 0, keybytes, 16, 16); \
-    }                                                                                          \
+    CPTPROV_ALG_FUNCS(cipher, lc, stitched_newctx, stitched_get_params)                       \
     const OSSL_DISPATCH cptprov_##lc##_functions[] = {                                         \
         { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))lc##_newctx },                              \
         { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))stitched_freectx },                        \
