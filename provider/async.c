@@ -200,3 +200,27 @@ int cptprov_async_wait(struct cpt_notifier *n)
             sched_yield();
     return n->rc;
 }
+
+/*
+ * Finishes a call that may have gone asynchronous: rc is what Go returned,
+ * n the job's notifier (NULL outside a job).
+ */
+int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
+    const struct cpt_status *st, const char *func)
+{
+    if (rc == CPT_PENDING) {
+        rc = cptprov_async_wait(n);
+        if (rc == CPT_OK && outl != NULL)
+            *outl = n->outl;
+        else if (rc != CPT_OK)
+            cptprov_raise_status(p, &n->st, func);
+        cptprov_async_end(n);
+        return rc == CPT_OK;
+    }
+    cptprov_async_abort(n);
+    if (rc != CPT_OK) {
+        cptprov_raise_status(p, st, func);
+        return 0;
+    }
+    return 1;
+}

@@ -60,7 +60,8 @@ struct cpt_stats_area *cptprov_stats_area(void);
 struct cpt_cpu_tally {
     uint64_t ops, bytes;
 };
-/* Adds the tally to alg's counters (none when alg < 0) and clears it. */
+/* Adds the tally to alg's counters (none when alg < 0) and clears it
+ * (statsarea.c). */
 void cptprov_cpu_flush(struct cpt_cpu_tally *t, int alg);
 
 /* Counts an operation on n bytes, adding the tally to algorithm alg's
@@ -128,14 +129,43 @@ int cptprov_async_wait(struct cpt_notifier *n);
 extern int cptprov_async_callbacks;
 void cptprov_async_end(struct cpt_notifier *n);
 void cptprov_async_abort(struct cpt_notifier *n);
+/* Finishes a call that may have gone asynchronous: rc is what Go returned,
+ * n the job's notifier (NULL outside a job); 1 on success, else a reason
+ * raised for func. */
+int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
+    const struct cpt_status *st, const char *func);
 
-/* cipher.c */
+/*
+ * For the algorithm families' dispatch tables. CPTPROV_ALG_FUNCS: an
+ * algorithm's newctx and get_params (op: cipher, digest...), its family's
+ * newctx and get_params given its row lc##_alg. CPTPROV_CTX_PARAMS_FN: the
+ * function of a gettable or settable context-parameter list.
+ */
+#define CPTPROV_ALG_FUNCS(op, lc, newctx, get_params)     \
+    static OSSL_FUNC_##op##_newctx_fn lc##_newctx;        \
+    static OSSL_FUNC_##op##_get_params_fn lc##_get_params; \
+    static void *lc##_newctx(void *provctx)               \
+    {                                                     \
+        return newctx(provctx, &lc##_alg);                \
+    }                                                     \
+    static int lc##_get_params(OSSL_PARAM params[])       \
+    {                                                     \
+        return get_params(params, &lc##_alg);             \
+    }
+#define CPTPROV_CTX_PARAMS_FN(fn, list)                  \
+    const OSSL_PARAM *fn(void *cctx, void *provctx)      \
+    {                                                    \
+        (void)cctx;                                      \
+        (void)provctx;                                   \
+        return list;                                     \
+    }
+
+/* cipher.c (cipher_params.c: a cipher's static get_params and gettable
+ * table, for ciphers kept in files of their own) */
 extern const OSSL_ALGORITHM cptprov_ciphers[];
-/* A cipher's static get_params and gettable table, for ciphers kept in
- * files of their own. */
 int cptprov_cipher_static_params(OSSL_PARAM params[], unsigned int mode, int aead, int custom_iv,
     size_t keylen, size_t blocksize, size_t ivlen);
-const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx);
+OSSL_FUNC_cipher_gettable_params_fn cptprov_cipher_static_gettable;
 /* stitched.c: AES-CBC-HMAC-SHA1/SHA256 */
 #define CPT_STITCHED(ID, num, name, family, keylen, digest) \
     extern const OSSL_DISPATCH cptprov_##ID##_functions[];
@@ -164,9 +194,5 @@ int cptprov_key_type_id(const struct cptprov_key *k);
 int cptprov_key_has(const void *k, int selection);
 int cptprov_key_up_ref(struct cptprov_key *k);
 void cptprov_key_free(void *k);
-
-/* Finishing a call that may have gone asynchronous (cipher.c). */
-int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
-    const struct cpt_status *st, const char *func);
 
 #endif

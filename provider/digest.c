@@ -15,7 +15,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/sha.h>
-#include "cptprov.h"
+#include "path.h"
 #include "sha512t.h"
 
 struct cptprov_digest_alg {
@@ -23,28 +23,29 @@ struct cptprov_digest_alg {
     size_t size, blocksize;
 };
 
-enum { PATH_UNDECIDED, PATH_CPU, PATH_DEVICE };
-
 struct cptprov_digest_ctx {
     struct cptprov_ctx *prov;
     const struct cptprov_digest_alg *alg;
-    int path;
+    struct cpt_path path; /* the twin is cpu, in place */
     union {
         SHA_CTX sha1;
         SHA256_CTX sha256; /* SHA-224 too */
         SHA512_CTX sha512; /* SHA-384, SHA-512/224 and /256 too */
     } cpu;
-    struct cpt_cpu_tally tally;
     /* Go-owned state (CPT_MD_STATE_SIZE bytes, plain values, zeroed for a
      * fresh message), allocated when a message first goes to the device:
      * EVP frees and recreates digest contexts all the time. */
     unsigned char *state;
 };
 
-static void md_flush(struct cptprov_digest_ctx *c)
-{
-    cptprov_cpu_flush(&c->tally, CPT_ALG_MD_BASE + c->alg->id);
-}
+static OSSL_FUNC_digest_freectx_fn digest_freectx;
+static OSSL_FUNC_digest_dupctx_fn digest_dupctx;
+static OSSL_FUNC_digest_init_fn digest_init;
+static OSSL_FUNC_digest_update_fn digest_update;
+static OSSL_FUNC_digest_final_fn digest_final;
+static OSSL_FUNC_digest_gettable_params_fn digest_gettable_params;
+
+static const struct cpt_path_hw digest_path;
 
 /* The bytes of the CPU state a digest uses (all that needs wiping). */
 static size_t cpu_state_size(const struct cptprov_digest_alg *a)
@@ -56,40 +57,39 @@ static size_t cpu_state_size(const struct cptprov_digest_alg *a)
 
 /* EVP_Digest() makes and frees a context per message: nothing here is
  * zeroed or wiped that the message does not use. */
-static void *cptprov_digest_newctx(void *provctx, const struct cptprov_digest_alg *alg)
+static void *digest_newctx(void *provctx, const struct cptprov_digest_alg *alg)
 {
     struct cptprov_digest_ctx *c = OPENSSL_malloc(sizeof(*c));
 
     if (c != NULL) {
         c->prov = provctx;
         c->alg = alg;
-        c->path = PATH_UNDECIDED;
-        c->tally = (struct cpt_cpu_tally){ 0, 0 };
+        cpt_path_init(&c->path, &digest_path, provctx, CPT_ALG_MD_BASE + alg->id);
         c->state = NULL;
     }
     return c;
 }
 
-static void cptprov_digest_freectx(void *vctx)
+static void digest_freectx(void *vctx)
 {
     struct cptprov_digest_ctx *c = vctx;
 
     if (c == NULL)
         return;
-    md_flush(c);
+    cpt_path_free(&c->path);
     OPENSSL_clear_free(c->state, CPT_MD_STATE_SIZE);
     OPENSSL_cleanse(&c->cpu, cpu_state_size(c->alg));
     OPENSSL_free(c);
 }
 
-static void *cptprov_digest_dupctx(void *vctx)
+static void *digest_dupctx(void *vctx)
 {
     struct cptprov_digest_ctx *c = vctx, *d = OPENSSL_malloc(sizeof(*c));
 
     if (d == NULL)
         return NULL;
     memcpy(d, c, sizeof(*d));
-    d->tally = (struct cpt_cpu_tally){ 0, 0 };
+    cpt_path_dup(&d->path, &c->path);
     d->state = NULL;
     if (c->state != NULL && (d->state = OPENSSL_memdup(c->state, CPT_MD_STATE_SIZE)) == NULL) {
         OPENSSL_clear_free(d, sizeof(*d));
@@ -98,18 +98,19 @@ static void *cptprov_digest_dupctx(void *vctx)
     return d;
 }
 
-static int cptprov_digest_init(void *vctx, const OSSL_PARAM params[])
+static int digest_init(void *vctx, const OSSL_PARAM params[])
 {
     struct cptprov_digest_ctx *c = vctx;
 
     (void)params; /* the SHA-1 and SHA-2 digests have no settable parameters */
-    c->path = PATH_UNDECIDED; /* the device's state is reset when it gets the message */
+    c->path.side = CPT_SIDE_NONE; /* the device's state is reset when it gets the message */
     return 1;
 }
 
-/* Starts the message on the CPU path. */
-static int cpu_start(struct cptprov_digest_ctx *c)
+/* Starts the message on the CPU path; if it cannot, the device takes it. */
+static int cpu_start(void *vctx)
 {
+    struct cptprov_digest_ctx *c = vctx;
     int ok = 0;
 
     switch (c->alg->id) {
@@ -133,30 +134,31 @@ static int cpu_start(struct cptprov_digest_ctx *c)
         ok = cpt_sha512t_init(&c->cpu.sha512, (int)c->alg->size * 8);
         break;
     }
-    if (ok)
-        c->path = PATH_CPU;
-    return ok;
+    return ok ? 1 : -1;
 }
 
-static int cpu_update(struct cptprov_digest_ctx *c, const void *in, size_t inl)
+static int cpu_update(void *vctx, const struct cpt_path_io *io)
 {
-    cptprov_cpu_tally(&c->tally, CPT_ALG_MD_BASE + c->alg->id, inl);
+    struct cptprov_digest_ctx *c = vctx;
+
+    cpt_path_tally(&c->path, io->inl);
     switch (c->alg->id) {
     case CPT_MD_SHA1:
-        return SHA1_Update(&c->cpu.sha1, in, inl);
+        return SHA1_Update(&c->cpu.sha1, io->in, io->inl);
     case CPT_MD_SHA224:
     case CPT_MD_SHA256:
-        return SHA256_Update(&c->cpu.sha256, in, inl);
+        return SHA256_Update(&c->cpu.sha256, io->in, io->inl);
     }
-    return SHA512_Update(&c->cpu.sha512, in, inl);
+    return SHA512_Update(&c->cpu.sha512, io->in, io->inl);
 }
 
 /* The digest's size was checked against out's; each Final writes it. */
-static int cpu_final(struct cptprov_digest_ctx *c, unsigned char *out)
+static int cpu_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
+    struct cptprov_digest_ctx *c = vctx;
     int ok;
 
-    md_flush(c);
+    (void)outsize;
     switch (c->alg->id) {
     case CPT_MD_SHA1:
         ok = SHA1_Final(out, &c->cpu.sha1);
@@ -169,49 +171,69 @@ static int cpu_final(struct cptprov_digest_ctx *c, unsigned char *out)
         ok = SHA512_Final(out, &c->cpu.sha512);
     }
     OPENSSL_cleanse(&c->cpu, cpu_state_size(c->alg));
+    if (ok)
+        *outl = c->alg->size;
     return ok;
 }
 
 /* Starts the message on the device: a zeroed state is a fresh one. */
-static int device_start(struct cptprov_digest_ctx *c)
+static int device_start(void *vctx)
 {
+    struct cptprov_digest_ctx *c = vctx;
+
     if (c->state == NULL && (c->state = OPENSSL_malloc(CPT_MD_STATE_SIZE)) == NULL)
         return 0;
     memset(c->state, 0, CPT_MD_STATE_SIZE);
-    c->path = PATH_DEVICE;
     return 1;
 }
 
-static int cptprov_digest_update(void *vctx, const unsigned char *in, size_t inl)
+static int device_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_digest_ctx *c = vctx;
-    const struct cptgo_api *api;
+    const struct cptgo_api *api = cptprov_go(c->prov);
     struct cpt_status st = { 0, "" };
     struct cpt_notifier *n;
     int rc;
 
-    if (inl == 0)
-        return 1;
-    if (c->path == PATH_UNDECIDED
-        && !(inl < c->prov->cpu_threshold[CPT_ALG_MD_BASE + c->alg->id] && cpu_start(c))
-        && !device_start(c))
-        return 0;
-    if (c->path == PATH_CPU)
-        return cpu_update(c, in, inl);
-    if ((api = cptprov_go(c->prov)) == NULL)
+    if (api == NULL)
         return 0;
     n = cptprov_async_begin();
-    rc = api->digest_update(c->alg->id, c->state, in, inl, n, &st);
+    rc = api->digest_update(c->alg->id, c->state, io->in, io->inl, n, &st);
     return cptprov_finish(c->prov, rc, n, NULL, &st, "digest_update");
 }
 
-static int cptprov_digest_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+static int device_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     struct cptprov_digest_ctx *c = vctx;
-    const struct cptgo_api *api;
+    const struct cptgo_api *api = cptprov_go(c->prov);
     struct cpt_status st = { 0, "" };
     struct cpt_notifier *n;
     int rc;
+
+    if (api == NULL)
+        return 0;
+    n = cptprov_async_begin();
+    rc = api->digest_final(c->alg->id, c->state, out, outl, outsize, n, &st);
+    return cptprov_finish(c->prov, rc, n, outl, &st, "digest_final");
+}
+
+static const struct cpt_path_hw digest_path = {
+    cpu_start, device_start, cpu_update, device_update, cpu_final, device_final, NULL, NULL, 1
+};
+
+static int digest_update(void *vctx, const unsigned char *in, size_t inl)
+{
+    struct cptprov_digest_ctx *c = vctx;
+
+    if (inl == 0)
+        return 1;
+    return cpt_path_update(&c->path, c, cpt_path_decide(&c->path, cpt_path_short(&c->path, inl)),
+        &(struct cpt_path_io){ .in = in, .inl = inl });
+}
+
+static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    struct cptprov_digest_ctx *c = vctx;
 
     *outl = 0;
     if (outsize < c->alg->size) {
@@ -220,21 +242,7 @@ static int cptprov_digest_final(void *vctx, unsigned char *out, size_t *outl, si
         return 0;
     }
     /* A message with no data costs nothing on the CPU. */
-    if (c->path == PATH_UNDECIDED && !cpu_start(c) && !device_start(c))
-        return 0;
-    if (c->path == PATH_CPU) {
-        c->path = PATH_UNDECIDED;
-        if (!cpu_final(c, out))
-            return 0;
-        *outl = c->alg->size;
-        return 1;
-    }
-    c->path = PATH_UNDECIDED;
-    if ((api = cptprov_go(c->prov)) == NULL)
-        return 0;
-    n = cptprov_async_begin();
-    rc = api->digest_final(c->alg->id, c->state, out, outl, outsize, n, &st);
-    return cptprov_finish(c->prov, rc, n, outl, &st, "digest_final");
+    return cpt_path_final(&c->path, c, c->path.side != CPT_SIDE_DEVICE, out, outl, outsize);
 }
 
 /* Static parameters: answered in C, before any Go exists. */
@@ -257,7 +265,7 @@ static int digest_get_params(OSSL_PARAM params[], const struct cptprov_digest_al
     return 1;
 }
 
-static const OSSL_PARAM digest_gettable_params[] = {
+static const OSSL_PARAM digest_gettable[] = {
     OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_BLOCK_SIZE, NULL),
     OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, NULL),
     OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOF, NULL),
@@ -265,34 +273,26 @@ static const OSSL_PARAM digest_gettable_params[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM *cptprov_digest_gettable_params(void *provctx)
+static const OSSL_PARAM *digest_gettable_params(void *provctx)
 {
     (void)provctx;
-    return digest_gettable_params;
+    return digest_gettable;
 }
 
 /* One algorithm: its parameter row, newctx, get_params and dispatch table. */
 #define CPTPROV_DIGEST(lc, ID, size, blocksize)                                       \
-    static const struct cptprov_digest_alg cptprov_##lc##_alg = { ID, size, blocksize }; \
-    static void *cptprov_##lc##_newctx(void *provctx)                               \
-    {                                                                               \
-        return cptprov_digest_newctx(provctx, &cptprov_##lc##_alg);                 \
-    }                                                                               \
-    static int cptprov_##lc##_get_params(OSSL_PARAM params[])                       \
-    {                                                                               \
-        return digest_get_params(params, &cptprov_##lc##_alg);                      \
-    }                                                                               \
-    static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                       \
-        { OSSL_FUNC_DIGEST_NEWCTX, (void (*)(void))cptprov_##lc##_newctx },         \
-        { OSSL_FUNC_DIGEST_FREECTX, (void (*)(void))cptprov_digest_freectx },       \
-        { OSSL_FUNC_DIGEST_DUPCTX, (void (*)(void))cptprov_digest_dupctx },         \
-        { OSSL_FUNC_DIGEST_INIT, (void (*)(void))cptprov_digest_init },             \
-        { OSSL_FUNC_DIGEST_UPDATE, (void (*)(void))cptprov_digest_update },         \
-        { OSSL_FUNC_DIGEST_FINAL, (void (*)(void))cptprov_digest_final },           \
-        { OSSL_FUNC_DIGEST_GET_PARAMS, (void (*)(void))cptprov_##lc##_get_params }, \
-        { OSSL_FUNC_DIGEST_GETTABLE_PARAMS,                                         \
-            (void (*)(void))cptprov_digest_gettable_params },                       \
-        { 0, NULL }                                                                 \
+    static const struct cptprov_digest_alg lc##_alg = { ID, size, blocksize };         \
+    CPTPROV_ALG_FUNCS(digest, lc, digest_newctx, digest_get_params)                  \
+    static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                         \
+        { OSSL_FUNC_DIGEST_NEWCTX, (void (*)(void))lc##_newctx },                     \
+        { OSSL_FUNC_DIGEST_FREECTX, (void (*)(void))digest_freectx },                 \
+        { OSSL_FUNC_DIGEST_DUPCTX, (void (*)(void))digest_dupctx },                   \
+        { OSSL_FUNC_DIGEST_INIT, (void (*)(void))digest_init },                       \
+        { OSSL_FUNC_DIGEST_UPDATE, (void (*)(void))digest_update },                   \
+        { OSSL_FUNC_DIGEST_FINAL, (void (*)(void))digest_final },                     \
+        { OSSL_FUNC_DIGEST_GET_PARAMS, (void (*)(void))lc##_get_params },             \
+        { OSSL_FUNC_DIGEST_GETTABLE_PARAMS, (void (*)(void))digest_gettable_params }, \
+        { 0, NULL }                                                                   \
     };
 
 #define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) \

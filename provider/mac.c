@@ -12,8 +12,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
-#include <pthread.h>
-#include "cptprov.h"
+#include "path.h"
 
 /* The digests by the names OpenSSL knows them by (algorithms.def). */
 static const struct {
@@ -27,8 +26,6 @@ static const struct {
 };
 #define NDIGESTS (sizeof(mac_digests) / sizeof(mac_digests[0]))
 
-enum { PATH_UNDECIDED, PATH_CPU, PATH_DEVICE };
-
 struct cptprov_mac_ctx {
     struct cptprov_ctx *prov;
     int d; /* index in mac_digests; -1: no digest yet, or one only the CPU path has */
@@ -37,69 +34,48 @@ struct cptprov_mac_ctx {
     unsigned char *key; /* as given: the twin takes it so */
     size_t keylen;
     size_t tls_data_size; /* libssl's constant-time record MAC (CPU path) */
-    int path;
-    EVP_MAC_CTX *twin;
+    struct cpt_path path; /* the twin: an EVP_MAC_CTX of the default HMAC */
     int twin_keyed; /* the twin holds the current key and digest */
-    struct cpt_cpu_tally tally;
     unsigned char *state; /* Go-owned, CPT_MAC_STATE_SIZE, when first needed */
 };
 
-static _Atomic(EVP_MAC *) cpu_mac;
-static pthread_mutex_t cpu_mac_lock = PTHREAD_MUTEX_INITIALIZER;
+static OSSL_FUNC_mac_newctx_fn hmac_newctx;
+static OSSL_FUNC_mac_dupctx_fn hmac_dupctx;
+static OSSL_FUNC_mac_freectx_fn hmac_freectx;
+static OSSL_FUNC_mac_init_fn hmac_init;
+static OSSL_FUNC_mac_update_fn hmac_update;
+static OSSL_FUNC_mac_final_fn hmac_final;
+static OSSL_FUNC_mac_gettable_ctx_params_fn hmac_gettable_ctx_params;
+static OSSL_FUNC_mac_get_ctx_params_fn hmac_get_ctx_params;
+static OSSL_FUNC_mac_settable_ctx_params_fn hmac_settable_ctx_params;
+static OSSL_FUNC_mac_set_ctx_params_fn hmac_set_ctx_params;
 
-/* The default provider's HMAC, fetched once. */
-static EVP_MAC *cpu_hmac(void)
-{
-    EVP_MAC *m = atomic_load_explicit(&cpu_mac, memory_order_acquire);
-    OSSL_LIB_CTX *lc;
-
-    if (m != NULL)
-        return m;
-    pthread_mutex_lock(&cpu_mac_lock);
-    if ((m = atomic_load(&cpu_mac)) == NULL && (lc = cptprov_cpu_libctx()) != NULL) {
-        m = EVP_MAC_fetch(lc, "HMAC", "provider=default");
-        atomic_store_explicit(&cpu_mac, m, memory_order_release);
-    }
-    pthread_mutex_unlock(&cpu_mac_lock);
-    return m;
-}
+static const struct cpt_path_hw hmac_path;
 
 static int md_id(const struct cptprov_mac_ctx *c)
 {
     return c->d < 0 ? 0 : mac_digests[c->d].md;
 }
 
-/* The counters of HMAC over the current digest (none for one only the CPU
- * path has). */
-static int mac_alg(const struct cptprov_mac_ctx *c)
-{
-    return c->d < 0 ? -1 : CPT_ALG_MAC_BASE + md_id(c);
-}
-
-static void mac_flush(struct cptprov_mac_ctx *c)
-{
-    cptprov_cpu_flush(&c->tally, mac_alg(c));
-}
-
-static void *cptprov_hmac_newctx(void *provctx)
+static void *hmac_newctx(void *provctx)
 {
     struct cptprov_mac_ctx *c = OPENSSL_zalloc(sizeof(*c));
 
     if (c != NULL) {
         c->prov = provctx;
         c->d = -1;
+        cpt_path_init(&c->path, &hmac_path, provctx, -1);
     }
     return c;
 }
 
-static void cptprov_hmac_freectx(void *vctx)
+static void hmac_freectx(void *vctx)
 {
     struct cptprov_mac_ctx *c = vctx;
 
     if (c == NULL)
         return;
-    mac_flush(c);
-    EVP_MAC_CTX_free(c->twin);
+    cpt_path_free(&c->path);
     OPENSSL_free(c->other);
     OPENSSL_clear_free(c->key, c->keylen);
     OPENSSL_clear_free(c->state, CPT_MAC_STATE_SIZE);
@@ -120,30 +96,27 @@ static int set_key(struct cptprov_mac_ctx *c, const unsigned char *key, size_t k
     return 1;
 }
 
-static void *cptprov_hmac_dupctx(void *vctx)
+static void *hmac_dupctx(void *vctx)
 {
     struct cptprov_mac_ctx *c = vctx, *d = OPENSSL_malloc(sizeof(*c));
 
     if (d == NULL)
         return NULL;
     memcpy(d, c, sizeof(*d));
-    d->tally = (struct cpt_cpu_tally){ 0, 0 };
     d->key = NULL;
     d->keylen = 0;
-    d->twin = NULL;
     d->state = NULL;
     d->other = NULL;
-    if ((c->key != NULL && !set_key(d, c->key, c->keylen))
+    if (!cpt_path_dup(&d->path, &c->path) || (c->key != NULL && !set_key(d, c->key, c->keylen))
         || (c->other != NULL && (d->other = OPENSSL_strdup(c->other)) == NULL)
-        || (c->twin != NULL && (d->twin = EVP_MAC_CTX_dup(c->twin)) == NULL)
         || (c->state != NULL && (d->state = OPENSSL_memdup(c->state, CPT_MAC_STATE_SIZE)) == NULL)) {
-        cptprov_hmac_freectx(d);
+        hmac_freectx(d);
         return NULL;
     }
     return d;
 }
 
-static int cptprov_hmac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+static int hmac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     struct cptprov_mac_ctx *c = vctx;
     const OSSL_PARAM *p;
@@ -158,13 +131,15 @@ static int cptprov_hmac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
         for (i = 0; i < NDIGESTS && !cptprov_names_have(mac_digests[i].names, name, strlen(name)); i++)
             ;
-        mac_flush(c);
+        cpt_path_flush(&c->path);
         OPENSSL_free(c->other);
         c->other = NULL;
         c->d = -1;
+        c->path.alg = -1; /* HMAC over a digest only the CPU path has: no counters */
         c->twin_keyed = 0;
         if (i < NDIGESTS) {
             c->d = (int)i;
+            c->path.alg = CPT_ALG_MAC_BASE + md_id(c);
         } else {
             /* As the default provider: a digest that cannot be fetched is
              * refused here. */
@@ -196,12 +171,12 @@ static int cptprov_hmac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     return 1;
 }
 
-static int cptprov_hmac_init(void *vctx, const unsigned char *key, size_t keylen,
+static int hmac_init(void *vctx, const unsigned char *key, size_t keylen,
     const OSSL_PARAM params[])
 {
     struct cptprov_mac_ctx *c = vctx;
 
-    if (!cptprov_hmac_set_ctx_params(c, params))
+    if (!hmac_set_ctx_params(c, params))
         return 0;
     if (key != NULL && !set_key(c, key, keylen))
         return 0;
@@ -214,18 +189,18 @@ static int cptprov_hmac_init(void *vctx, const unsigned char *key, size_t keylen
         CPT_RAISE(c->prov, CPT_R_XOF_DIGESTS_NOT_ALLOWED, "HMAC over %s, an XOF", c->other);
         return 0;
     }
-    c->path = PATH_UNDECIDED;
+    c->path.side = CPT_SIDE_NONE;
     return 1;
 }
 
 /* Starts the message in the twin (keying it only when key or digest
  * changed: OpenSSL's HMAC keeps its keyed state across inits). */
-static int cpu_start(struct cptprov_mac_ctx *c)
+static int cpu_start(void *vctx)
 {
+    struct cptprov_mac_ctx *c = vctx;
     OSSL_PARAM params[3], *p = params;
-    EVP_MAC *mac;
 
-    if (c->twin == NULL && ((mac = cpu_hmac()) == NULL || (c->twin = EVP_MAC_CTX_new(mac)) == NULL))
+    if (c->path.twin == NULL && (c->path.twin = cpt_twin_hmac_new()) == NULL)
         return 0;
     if (!c->twin_keyed) {
         *p++ = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
@@ -233,19 +208,19 @@ static int cpu_start(struct cptprov_mac_ctx *c)
         if (c->tls_data_size != 0)
             *p++ = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_TLS_DATA_SIZE, &c->tls_data_size);
         *p = OSSL_PARAM_construct_end();
-        if (!EVP_MAC_init(c->twin, c->key, c->keylen, params))
+        if (!EVP_MAC_init(c->path.twin, c->key, c->keylen, params))
             return 0;
         c->twin_keyed = 1;
-    } else if (!EVP_MAC_init(c->twin, NULL, 0, NULL)) {
+    } else if (!EVP_MAC_init(c->path.twin, NULL, 0, NULL)) {
         return 0;
     }
-    c->path = PATH_CPU;
     return 1;
 }
 
 /* Starts the message on the device, keying the Go state. */
-static int device_start(struct cptprov_mac_ctx *c)
+static int device_start(void *vctx)
 {
+    struct cptprov_mac_ctx *c = vctx;
     const struct cptgo_api *api = cptprov_go(c->prov);
     struct cpt_status st = { 0, "" };
 
@@ -257,62 +232,80 @@ static int device_start(struct cptprov_mac_ctx *c)
         cptprov_raise_status(c->prov, &st, "mac_setkey");
         return 0;
     }
-    c->path = PATH_DEVICE;
     return 1;
 }
 
-static int cptprov_hmac_update(void *vctx, const unsigned char *in, size_t inl)
+static int cpu_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_mac_ctx *c = vctx;
-    const struct cptgo_api *api;
+
+    cpt_path_tally(&c->path, io->inl);
+    return EVP_MAC_update(c->path.twin, io->in, io->inl);
+}
+
+static int device_update(void *vctx, const struct cpt_path_io *io)
+{
+    struct cptprov_mac_ctx *c = vctx;
+    const struct cptgo_api *api = cptprov_go(c->prov);
     struct cpt_status st = { 0, "" };
     struct cpt_notifier *n;
     int rc;
 
-    if (inl == 0)
-        return 1;
-    if (c->path == PATH_UNDECIDED) {
-        int cpu = c->tls_data_size != 0 || c->d < 0
-            || inl < c->prov->cpu_threshold[CPT_ALG_MAC_BASE + md_id(c)];
-
-        if (!(cpu ? cpu_start(c) : device_start(c)))
-            return 0;
-    }
-    if (c->path == PATH_CPU) {
-        cptprov_cpu_tally(&c->tally, mac_alg(c), inl);
-        return EVP_MAC_update(c->twin, in, inl);
-    }
-    if ((api = cptprov_go(c->prov)) == NULL)
+    if (api == NULL)
         return 0;
     n = cptprov_async_begin();
-    rc = api->mac_update(md_id(c), c->state, in, inl, n, &st);
+    rc = api->mac_update(md_id(c), c->state, io->in, io->inl, n, &st);
     return cptprov_finish(c->prov, rc, n, NULL, &st, "mac_update");
 }
 
-static int cptprov_hmac_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+static int cpu_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     struct cptprov_mac_ctx *c = vctx;
-    const struct cptgo_api *api;
+
+    return EVP_MAC_final(c->path.twin, out, outl, outsize);
+}
+
+static int device_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    struct cptprov_mac_ctx *c = vctx;
+    const struct cptgo_api *api = cptprov_go(c->prov);
     struct cpt_status st = { 0, "" };
     struct cpt_notifier *n;
-    int rc, path = c->path;
+    int rc;
 
-    *outl = 0;
-    if (path == PATH_UNDECIDED && !cpu_start(c))
-        return 0;
-    c->path = PATH_UNDECIDED;
-    if (path != PATH_DEVICE) {
-        mac_flush(c);
-        return EVP_MAC_final(c->twin, out, outl, outsize);
-    }
-    if ((api = cptprov_go(c->prov)) == NULL)
+    if (api == NULL)
         return 0;
     n = cptprov_async_begin();
     rc = api->mac_final(md_id(c), c->state, out, outl, outsize, n, &st);
     return cptprov_finish(c->prov, rc, n, outl, &st, "mac_final");
 }
 
-static int cptprov_hmac_get_ctx_params(void *vctx, OSSL_PARAM params[])
+static const struct cpt_path_hw hmac_path = {
+    cpu_start, device_start, cpu_update, device_update, cpu_final, device_final,
+    cpt_twin_hmac_dup, cpt_twin_hmac_free, 1
+};
+
+static int hmac_update(void *vctx, const unsigned char *in, size_t inl)
+{
+    struct cptprov_mac_ctx *c = vctx;
+    /* TLS's record MAC and digests the device lacks: the CPU's. */
+    int cpu = c->tls_data_size != 0 || c->d < 0 || cpt_path_short(&c->path, inl);
+
+    if (inl == 0)
+        return 1;
+    return cpt_path_update(&c->path, c, cpt_path_decide(&c->path, cpu),
+        &(struct cpt_path_io){ .in = in, .inl = inl });
+}
+
+static int hmac_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    struct cptprov_mac_ctx *c = vctx;
+
+    *outl = 0;
+    return cpt_path_final(&c->path, c, c->path.side != CPT_SIDE_DEVICE, out, outl, outsize);
+}
+
+static int hmac_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     struct cptprov_mac_ctx *c = vctx;
     OSSL_PARAM *p;
@@ -340,13 +333,13 @@ static int cptprov_hmac_get_ctx_params(void *vctx, OSSL_PARAM params[])
     return 1;
 }
 
-static const OSSL_PARAM hmac_gettable_ctx_params[] = {
+static const OSSL_PARAM hmac_gettable_ctx[] = {
     OSSL_PARAM_size_t(OSSL_MAC_PARAM_SIZE, NULL),
     OSSL_PARAM_size_t(OSSL_MAC_PARAM_BLOCK_SIZE, NULL),
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM hmac_settable_ctx_params[] = {
+static const OSSL_PARAM hmac_settable_ctx[] = {
     OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_PROPERTIES, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_MAC_PARAM_KEY, NULL, 0),
@@ -354,31 +347,20 @@ static const OSSL_PARAM hmac_settable_ctx_params[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM *cptprov_hmac_gettable_ctx_params(void *cctx, void *provctx)
-{
-    (void)cctx;
-    (void)provctx;
-    return hmac_gettable_ctx_params;
-}
-
-static const OSSL_PARAM *cptprov_hmac_settable_ctx_params(void *cctx, void *provctx)
-{
-    (void)cctx;
-    (void)provctx;
-    return hmac_settable_ctx_params;
-}
+static CPTPROV_CTX_PARAMS_FN(hmac_gettable_ctx_params, hmac_gettable_ctx)
+static CPTPROV_CTX_PARAMS_FN(hmac_settable_ctx_params, hmac_settable_ctx)
 
 static const OSSL_DISPATCH cptprov_hmac_functions[] = {
-    { OSSL_FUNC_MAC_NEWCTX, (void (*)(void))cptprov_hmac_newctx },
-    { OSSL_FUNC_MAC_DUPCTX, (void (*)(void))cptprov_hmac_dupctx },
-    { OSSL_FUNC_MAC_FREECTX, (void (*)(void))cptprov_hmac_freectx },
-    { OSSL_FUNC_MAC_INIT, (void (*)(void))cptprov_hmac_init },
-    { OSSL_FUNC_MAC_UPDATE, (void (*)(void))cptprov_hmac_update },
-    { OSSL_FUNC_MAC_FINAL, (void (*)(void))cptprov_hmac_final },
-    { OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, (void (*)(void))cptprov_hmac_gettable_ctx_params },
-    { OSSL_FUNC_MAC_GET_CTX_PARAMS, (void (*)(void))cptprov_hmac_get_ctx_params },
-    { OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS, (void (*)(void))cptprov_hmac_settable_ctx_params },
-    { OSSL_FUNC_MAC_SET_CTX_PARAMS, (void (*)(void))cptprov_hmac_set_ctx_params },
+    { OSSL_FUNC_MAC_NEWCTX, (void (*)(void))hmac_newctx },
+    { OSSL_FUNC_MAC_DUPCTX, (void (*)(void))hmac_dupctx },
+    { OSSL_FUNC_MAC_FREECTX, (void (*)(void))hmac_freectx },
+    { OSSL_FUNC_MAC_INIT, (void (*)(void))hmac_init },
+    { OSSL_FUNC_MAC_UPDATE, (void (*)(void))hmac_update },
+    { OSSL_FUNC_MAC_FINAL, (void (*)(void))hmac_final },
+    { OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, (void (*)(void))hmac_gettable_ctx_params },
+    { OSSL_FUNC_MAC_GET_CTX_PARAMS, (void (*)(void))hmac_get_ctx_params },
+    { OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS, (void (*)(void))hmac_settable_ctx_params },
+    { OSSL_FUNC_MAC_SET_CTX_PARAMS, (void (*)(void))hmac_set_ctx_params },
     { 0, NULL }
 };
 

@@ -123,3 +123,14 @@ struct cpt_stats_area *cptprov_stats_area(void)
     pthread_mutex_unlock(&area_mu);
     return a;
 }
+
+void cptprov_cpu_flush(struct cpt_cpu_tally *t, int alg)
+{
+    struct cpt_stats_area *a;
+
+    if (t->ops != 0 && alg >= 0 && alg < CPT_MAX_ALGS && (a = cptprov_stats_area()) != NULL) {
+        atomic_fetch_add_explicit(&a->cpu[alg].ops, t->ops, memory_order_relaxed);
+        atomic_fetch_add_explicit(&a->cpu[alg].bytes, t->bytes, memory_order_relaxed);
+    }
+    t->ops = t->bytes = 0;
+}

@@ -25,8 +25,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/sha.h>
-#include <pthread.h>
-#include "cptprov.h"
+#include "path.h"
 
 #define TLS_AAD_LEN 13
 #define MAC_BLOCK 64 /* SHA-1's and SHA-256's block: HMAC's K0 */
@@ -37,18 +36,19 @@ struct stitched_alg {
     size_t keylen, maclen;
 };
 
-/* Where the running CBC IV is: both sides agree (after an init), or one
- * side went on alone. */
-enum { IV_BOTH, IV_TWIN, IV_GO };
 /* Where the record announced by the last AAD goes. */
 enum { REC_NONE, REC_TWIN, REC_GO };
 
+/*
+ * The path's side is where the running CBC IV is: NONE, both sides agree
+ * (after an init with an IV); CPU, the twin went on alone; DEVICE, Go did.
+ */
 struct stitched_ctx {
     struct cptprov_ctx *prov;
     const struct stitched_alg *alg;
     struct cpt_pending_init pending; /* an init Go applies at its next call */
-    EVP_CIPHER_CTX *twin; /* NULL: every operation on the device */
-    int iv_side, record;
+    struct cpt_path path; /* twin: an EVP_CIPHER_CTX; NULL: everything on the device */
+    int record;
     int enc, key_set, iv_set;
     unsigned char oiv[16]; /* the IV the application set last */
     unsigned char k0[MAC_BLOCK]; /* HMAC's key, hashed when longer than a block */
@@ -57,58 +57,32 @@ struct stitched_ctx {
     unsigned int tls_version;
     int go_version; /* Go has this tls-version */
     size_t aad_pad;
-    struct cpt_cpu_tally tally;
     /* Go-owned state: plain values, so a copy is a valid duplicate. */
     unsigned char state[CPT_CIPHER_STATE_SIZE] __attribute__((aligned(64)));
 };
 
-static EVP_CIPHER *twin_ciphers[CPT_MAX_ALGS];
-static pthread_mutex_t twin_lock = PTHREAD_MUTEX_INITIALIZER;
+static OSSL_FUNC_cipher_freectx_fn stitched_freectx;
+static OSSL_FUNC_cipher_dupctx_fn stitched_dupctx;
+static OSSL_FUNC_cipher_encrypt_init_fn stitched_einit;
+static OSSL_FUNC_cipher_decrypt_init_fn stitched_dinit;
+static OSSL_FUNC_cipher_update_fn stitched_update;
+static OSSL_FUNC_cipher_final_fn stitched_final;
+static OSSL_FUNC_cipher_cipher_fn stitched_cipher;
+static OSSL_FUNC_cipher_get_ctx_params_fn stitched_get_ctx_params;
+static OSSL_FUNC_cipher_set_ctx_params_fn stitched_set_ctx_params;
+static OSSL_FUNC_cipher_gettable_ctx_params_fn stitched_gettable_ctx_params;
+static OSSL_FUNC_cipher_settable_ctx_params_fn stitched_settable_ctx_params;
 
-/* The default provider's implementation of the same cipher, fetched once. */
-static EVP_CIPHER *twin_cipher(const struct stitched_alg *a)
+static const struct cpt_path_hw stitched_path;
+
+static EVP_CIPHER_CTX *twin(const struct stitched_ctx *c)
 {
-    int i = a->id;
-    EVP_CIPHER *c;
-    OSSL_LIB_CTX *lc;
-
-    if (i < 0 || i >= CPT_MAX_ALGS)
-        return NULL;
-    pthread_mutex_lock(&twin_lock);
-    if ((c = twin_ciphers[i]) == NULL && (lc = cptprov_cpu_libctx()) != NULL)
-        c = twin_ciphers[i] = EVP_CIPHER_fetch(lc, a->name, "provider=default");
-    pthread_mutex_unlock(&twin_lock);
-    return c;
-}
-
-/* After a failure of the twin (or of the default provider, which may lack
- * the cipher), everything goes to the device. */
-static void drop_twin(struct stitched_ctx *c)
-{
-    ERR_clear_error();
-    cptprov_cpu_flush(&c->tally, c->alg->id);
-    EVP_CIPHER_CTX_free(c->twin);
-    c->twin = NULL;
-}
-
-static int iv_to_go(struct stitched_ctx *c, const struct cptgo_api *api);
-
-/* Gives up the CPU path after the twin refused something, the running IV
- * going to Go first if the twin held it. */
-static int leave_twin(struct stitched_ctx *c)
-{
-    const struct cptgo_api *api;
-
-    if (c->iv_side == IV_TWIN
-        && ((api = cptprov_go(c->prov)) == NULL || !iv_to_go(c, api)))
-        return 0;
-    drop_twin(c);
-    return 1;
+    return c->path.twin;
 }
 
 static int cpu_path(const struct stitched_ctx *c, size_t len)
 {
-    return c->twin != NULL && len < c->prov->cpu_threshold[c->alg->id];
+    return twin(c) != NULL && cpt_path_short(&c->path, len);
 }
 
 static void *stitched_newctx(void *provctx, const struct stitched_alg *alg)
@@ -118,6 +92,7 @@ static void *stitched_newctx(void *provctx, const struct stitched_alg *alg)
     if (c != NULL) {
         c->prov = provctx;
         c->alg = alg;
+        cpt_path_init(&c->path, &stitched_path, provctx, alg->id);
     }
     return c;
 }
@@ -131,8 +106,7 @@ static void stitched_freectx(void *vctx)
         return;
     if (api != NULL)
         api->cipher_free(c->alg->id, c->state);
-    cptprov_cpu_flush(&c->tally, c->alg->id);
-    EVP_CIPHER_CTX_free(c->twin);
+    cpt_path_free(&c->path);
     OPENSSL_clear_free(c, sizeof(*c));
 }
 
@@ -144,10 +118,7 @@ static void *stitched_dupctx(void *vctx)
     if ((d = OPENSSL_malloc(sizeof(*d))) == NULL)
         return NULL;
     memcpy(d, c, sizeof(*d));
-    d->tally = (struct cpt_cpu_tally){ 0, 0 };
-    if (c->twin != NULL
-        && ((d->twin = EVP_CIPHER_CTX_new()) == NULL || !EVP_CIPHER_CTX_copy(d->twin, c->twin))) {
-        EVP_CIPHER_CTX_free(d->twin);
+    if (!cpt_path_dup(&d->path, &c->path)) {
         OPENSSL_clear_free(d, sizeof(*d));
         return NULL;
     }
@@ -157,37 +128,37 @@ static void *stitched_dupctx(void *vctx)
 }
 
 /* Hands the running IV to the twin. */
-static int iv_to_twin(struct stitched_ctx *c)
+static int iv_to_twin(void *vctx)
 {
+    struct stitched_ctx *c = vctx;
     struct cpt_stream_state s;
     struct cpt_status st = { 0, "" };
     const struct cptgo_api *api;
 
-    if (c->iv_side != IV_GO) {
-        c->iv_side = IV_TWIN;
+    if (c->path.side != CPT_SIDE_DEVICE)
         return 1;
-    }
     /* Go has the IV (in a child after fork(), a new Go half reads it from
      * the context, which is plain memory). */
     if ((api = cptprov_go(c->prov)) == NULL || api->cipher_export(c->alg->id, c->state, &c->pending, &s, &st) != CPT_OK
-        || !EVP_CipherInit_ex2(c->twin, NULL, NULL, s.iv, c->enc, NULL))
+        || !EVP_CipherInit_ex2(twin(c), NULL, NULL, s.iv, c->enc, NULL))
         return 0;
-    c->iv_side = IV_TWIN;
     return 1;
 }
 
 /* Hands the running IV to Go. */
-static int iv_to_go(struct stitched_ctx *c, const struct cptgo_api *api)
+static int iv_to_go(void *vctx)
 {
+    struct stitched_ctx *c = vctx;
     struct cpt_stream_state s;
     struct cpt_status st = { 0, "" };
+    const struct cptgo_api *api;
 
-    if (c->iv_side != IV_TWIN) {
-        c->iv_side = IV_GO;
+    if (c->path.side != CPT_SIDE_CPU)
         return 1;
-    }
+    if ((api = cptprov_go(c->prov)) == NULL)
+        return 0;
     memset(&s, 0, sizeof(s));
-    if (!cptprov_twin_iv(c->twin, s.iv, sizeof(s.iv))) {
+    if (!cptprov_twin_iv(twin(c), s.iv, sizeof(s.iv))) {
         CPT_RAISE(c->prov, CPT_R_INTERNAL, "reading the CPU path's IV");
         return 0;
     }
@@ -197,7 +168,6 @@ static int iv_to_go(struct stitched_ctx *c, const struct cptgo_api *api)
         cptprov_raise_status(c->prov, &st, "cipher_import");
         return 0;
     }
-    c->iv_side = IV_GO;
     return 1;
 }
 
@@ -226,14 +196,11 @@ static int sync_go(struct stitched_ctx *c, const struct cptgo_api *api, const un
     return 1;
 }
 
-static int stitched_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
-
 static int stitched_init(void *vctx, const unsigned char *key, size_t keylen,
     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
 {
     struct stitched_ctx *c = vctx;
     struct cpt_pending_init *p = &c->pending;
-    EVP_CIPHER *ciph;
 
     if (key != NULL && keylen != c->alg->keylen) {
         CPT_RAISE(c->prov, CPT_R_INVALID_KEY_LENGTH, "invalid key length %zu (need %zu)", keylen,
@@ -262,22 +229,19 @@ static int stitched_init(void *vctx, const unsigned char *key, size_t keylen,
     }
     c->record = REC_NONE;
     c->aad_pad = 0;
-    if (c->prov->cpu_threshold[c->alg->id] != 0 && c->twin == NULL
-        && (ciph = twin_cipher(c->alg)) != NULL && (c->twin = EVP_CIPHER_CTX_new()) != NULL
-        && !EVP_CipherInit_ex2(c->twin, ciph, NULL, NULL, enc, NULL))
-        drop_twin(c);
-    if (c->twin != NULL) {
-        /* CBC goes back to the application's IV, which the twin may not
-         * hold as its own after a hand-over. */
-        if (!EVP_CipherInit_ex2(c->twin, NULL, key, c->iv_set ? c->oiv : NULL, enc, NULL))
-            drop_twin(c);
-    }
+    if (c->prov->cpu_threshold[c->alg->id] != 0 && twin(c) == NULL)
+        (void)cpt_path_cipher_twin(&c->path, c->alg->name, enc);
+    /* CBC goes back to the application's IV, which the twin may not hold
+     * as its own after a hand-over. */
+    if (twin(c) != NULL
+        && !EVP_CipherInit_ex2(twin(c), NULL, key, c->iv_set ? c->oiv : NULL, enc, NULL))
+        cpt_path_drop(&c->path);
     /* Both sides now start from the same IV (or, never given one, each
      * from where it is). */
     if (c->iv_set)
-        c->iv_side = IV_BOTH;
-    else if (c->twin == NULL)
-        c->iv_side = IV_GO;
+        c->path.side = CPT_SIDE_NONE;
+    else if (twin(c) == NULL)
+        c->path.side = CPT_SIDE_DEVICE;
     return stitched_set_ctx_params(vctx, params);
 }
 
@@ -328,11 +292,11 @@ static int set_aad(struct stitched_ctx *c, const OSSL_PARAM *p)
         tp[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, aad,
             TLS_AAD_LEN);
         tp[1] = OSSL_PARAM_construct_end();
-        if (EVP_CIPHER_CTX_set_params(c->twin, tp)) {
+        if (EVP_CIPHER_CTX_set_params(twin(c), tp)) {
             c->record = REC_TWIN;
             return 1;
         }
-        if (!leave_twin(c))
+        if (!cpt_path_leave(&c->path, c))
             return 0;
     }
     if ((api = cptprov_go(c->prov)) == NULL || !sync_go(c, api, aad))
@@ -389,12 +353,12 @@ static int stitched_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         }
         c->mackey_set = 1;
         c->go_mackey = 0;
-        if (c->twin != NULL) {
+        if (twin(c) != NULL) {
             OSSL_PARAM tp[2] = { OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_MAC_KEY,
                                      c->k0, c->k0len),
                 OSSL_PARAM_END };
 
-            if (!EVP_CIPHER_CTX_set_params(c->twin, tp) && !leave_twin(c))
+            if (!EVP_CIPHER_CTX_set_params(twin(c), tp) && !cpt_path_leave(&c->path, c))
                 return 0;
         }
     }
@@ -404,12 +368,12 @@ static int stitched_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
         }
         c->go_version = 0;
-        if (c->twin != NULL) {
+        if (twin(c) != NULL) {
             OSSL_PARAM tp[2] = { OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_TLS_VERSION,
                                      &c->tls_version),
                 OSSL_PARAM_END };
 
-            if (!EVP_CIPHER_CTX_set_params(c->twin, tp) && !leave_twin(c))
+            if (!EVP_CIPHER_CTX_set_params(twin(c), tp) && !cpt_path_leave(&c->path, c))
                 return 0;
         }
     }
@@ -449,8 +413,8 @@ static int stitched_get_ctx_params(void *vctx, OSSL_PARAM params[])
         OSSL_PARAM one[2] = { *p, OSSL_PARAM_END };
 
         /* The side that holds the running IV answers. */
-        if (c->iv_side != IV_GO && c->twin != NULL) {
-            if (!EVP_CIPHER_CTX_get_params(c->twin, one))
+        if (c->path.side != CPT_SIDE_DEVICE && twin(c) != NULL) {
+            if (!EVP_CIPHER_CTX_get_params(twin(c), one))
                 goto bad;
         } else {
             if ((api = cptprov_go(c->prov)) == NULL)
@@ -468,56 +432,67 @@ bad:
     return 0;
 }
 
+static int cpu_update(void *vctx, const struct cpt_path_io *io)
+{
+    struct stitched_ctx *c = vctx;
+    int len;
+
+    cpt_path_tally(&c->path, io->inl);
+    if (io->outsize < io->inl) {
+        CPT_RAISE(c->prov, CPT_R_OUTPUT_TOO_SMALL, "output buffer too small: %zu bytes for %zu",
+            io->outsize, io->inl);
+        return 0;
+    }
+    if (io->oneshot) {
+        if (EVP_Cipher(twin(c), io->out, io->in, (unsigned int)io->inl) <= 0)
+            return 0;
+        *io->outl = io->inl;
+        return 1;
+    }
+    if (!EVP_CipherUpdate(twin(c), io->out, &len, io->in, (int)io->inl))
+        return 0;
+    *io->outl = (size_t)len;
+    return 1;
+}
+
+static int device_update(void *vctx, const struct cpt_path_io *io)
+{
+    struct stitched_ctx *c = vctx;
+    const struct cptgo_api *api;
+
+    if ((api = cptprov_go(c->prov)) == NULL)
+        return 0;
+    if (c->record == REC_NONE && !c->key_set) {
+        CPT_RAISE(c->prov, CPT_R_MISSING_KEY, "no key set");
+        return 0;
+    }
+    return cptprov_cipher_run(c->prov, api, c->alg->id, c->state, &c->pending, io);
+}
+
+/* Every update is a whole record, or plain CBC: no final on either side. */
+static const struct cpt_path_hw stitched_path = {
+    iv_to_twin, iv_to_go, cpu_update, device_update, NULL, NULL, cpt_twin_cipher_dup,
+    cpt_twin_cipher_free, 0
+};
+
 /* An update (oneshot 0) or EVP_Cipher (oneshot 1): a record or plain CBC. */
 static int stitched_run(struct stitched_ctx *c, unsigned char *out, size_t *outl,
     size_t outsize, const unsigned char *in, size_t inl, int oneshot)
 {
-    const struct cptgo_api *api;
-    struct cpt_status st = { 0, "" };
-    struct cpt_notifier *n;
-    int record = c->record, rc, len;
+    int record = c->record, rc;
 
     *outl = 0;
-    c->record = REC_NONE;
-    if (record == REC_TWIN && c->twin == NULL) {
+    if (record == REC_TWIN && twin(c) == NULL) {
         /* the CPU path was given up after the record's AAD went to it */
+        c->record = REC_NONE;
         CPT_RAISE(c->prov, CPT_R_WRONG_STATE, "the record's AAD must be set again");
         return 0;
     }
-    if (record == REC_TWIN || (record == REC_NONE && cpu_path(c, inl))) {
-        if (!iv_to_twin(c))
-            return 0;
-        cptprov_cpu_tally(&c->tally, c->alg->id, inl);
-        if (outsize < inl) {
-            CPT_RAISE(c->prov, CPT_R_OUTPUT_TOO_SMALL, "output buffer too small: %zu bytes for %zu",
-                outsize, inl);
-            return 0;
-        }
-        if (oneshot) {
-            if (EVP_Cipher(c->twin, out, in, (unsigned int)inl) <= 0)
-                return 0;
-            *outl = inl;
-            return 1;
-        }
-        if (!EVP_CipherUpdate(c->twin, out, &len, in, (int)inl))
-            return 0;
-        *outl = (size_t)len;
-        return 1;
-    }
-    if ((api = cptprov_go(c->prov)) == NULL || !iv_to_go(c, api))
-        return 0;
-    if (record == REC_NONE && !c->key_set) {
-        CPT_RAISE(c->prov, CPT_R_MISSING_KEY, "no key set");
-        return 0;
-    }
-    n = cptprov_async_begin();
-    if (oneshot)
-        rc = api->cipher_oneshot(c->alg->id, c->state, &c->pending, out, outl, outsize, (void *)in,
-            inl, n, &st);
-    else
-        rc = api->cipher_update(c->alg->id, c->state, &c->pending, out, outl, outsize, (void *)in,
-            inl, n, &st);
-    return cptprov_finish(c->prov, rc, n, outl, &st, oneshot ? "cipher_cipher" : "cipher_update");
+    rc = cpt_path_update(&c->path, c,
+        record == REC_TWIN || (record == REC_NONE && cpu_path(c, inl)),
+        &(struct cpt_path_io){ out, outl, outsize, in, inl, oneshot });
+    c->record = REC_NONE; /* the next update is plain CBC, or has an AAD of its own */
+    return rc;
 }
 
 static int stitched_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
@@ -540,7 +515,7 @@ static int stitched_final(void *vctx, unsigned char *out, size_t *outl, size_t o
     (void)out;
     (void)outsize;
     *outl = 0;
-    cptprov_cpu_flush(&c->tally, c->alg->id);
+    cpt_path_flush(&c->path);
     if (!c->key_set) {
         CPT_RAISE(c->prov, CPT_R_MISSING_KEY, "no key set");
         return 0;
@@ -565,32 +540,19 @@ static const OSSL_PARAM stitched_settable_ctx[] = {
     OSSL_PARAM_END
 };
 
-static const OSSL_PARAM *stitched_gettable_ctx_params(void *cctx, void *provctx)
+static CPTPROV_CTX_PARAMS_FN(stitched_gettable_ctx_params, stitched_gettable_ctx)
+static CPTPROV_CTX_PARAMS_FN(stitched_settable_ctx_params, stitched_settable_ctx)
+
+/* Flags as the default provider's, except that multiblock is not offered. */
+static int stitched_get_params(OSSL_PARAM params[], const struct stitched_alg *a)
 {
-    (void)cctx;
-    (void)provctx;
-    return stitched_gettable_ctx;
+    return cptprov_cipher_static_params(params, EVP_CIPH_CBC_MODE, 1, 0, a->keylen, 16, 16);
 }
 
-static const OSSL_PARAM *stitched_settable_ctx_params(void *cctx, void *provctx)
-{
-    (void)cctx;
-    (void)provctx;
-    return stitched_settable_ctx;
-}
-
-/* One algorithm: its row, newctx, get_params (flags as the default
- * provider's, except that multiblock is not offered) and dispatch table. */
+/* One algorithm: its row, newctx, get_params and dispatch table. */
 #define CPTPROV_STITCHED(lc, ID, NAME, keybytes, macbytes)                                    \
     static const struct stitched_alg lc##_alg = { ID, NAME, keybytes, macbytes };             \
-    static void *lc##_newctx(void *provctx)                                                    \
-    {                                                                                          \
-        return stitched_newctx(provctx, &lc##_alg);                                            \
-    }                                                                                          \
-    static int lc##_get_params(OSSL_PARAM params[])                                            \
-    {                                                                                          \
-        return cptprov_cipher_static_params(params, EVP_CIPH_CBC_MODE, 1, 0, keybytes, 16, 16); \
-    }                                                                                          \
+    CPTPROV_ALG_FUNCS(cipher, lc, stitched_newctx, stitched_get_params)                       \
     const OSSL_DISPATCH cptprov_##lc##_functions[] = {                                         \
         { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))lc##_newctx },                              \
         { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))stitched_freectx },                        \

@@ -1,0 +1,106 @@
+/*
+ * The cipher skeleton's parts (cipher.c), shared between its files:
+ * cipher_stream.c, the CPU path of the unauthenticated ciphers;
+ * cipher_aead.c, the AEADs' routing and finals in C; cipher_params.c, the
+ * static parameters and parameter lists.
+ */
+#ifndef CPTPROV_CIPHER_H
+#define CPTPROV_CIPHER_H
+
+#include "path.h"
+
+struct cptprov_cipher_alg {
+    int id; /* CPT_ALG_* */
+    const char *name; /* for the CPU path's fetch */
+    unsigned int mode; /* EVP_CIPH_*_MODE */
+    size_t keylen, ivlen, blocksize;
+    int aead, custom_iv;
+    size_t max_ivlen; /* longest IV an init may carry */
+    int chacha; /* ChaCha20's 64-byte keystream blocks and 64-bit LE counter */
+};
+
+/* What the CPU path's twin (path.twin, an EVP_CIPHER_CTX) needs besides. */
+struct cipher_cpu {
+    int enc, pad;
+    int tls; /* libssl set a TLS version: records go to the device */
+    /* Stream ciphers: what the hand-over needs (cipher_stream.c). */
+    unsigned char tail[16]; /* the last bytes fed to the twin */
+    size_t held; /* of which the twin buffers this many */
+    unsigned char oiv[16]; /* the IV the application set last */
+    int oiv_set;
+    /* ChaCha20's twin exposes no updated IV: the IV it started from and
+     * the bytes fed since tell where its stream is. */
+    unsigned char civ[16];
+    uint64_t cbytes;
+    /* AEADs (cipher_aead.c). GCM: the message's init carried an IV, so
+     * the twin holds the same IV state as Go. A message without one goes
+     * to the device, which knows whether the last IV is used up (OpenSSL
+     * refuses to reuse it). */
+    int iv_fresh;
+    size_t twin_ivlen; /* the IV length the twin was last given */
+    /* The AAD of a message not yet decided, held until its first data. */
+    size_t aad_len;
+    unsigned char aad[64];
+};
+
+struct cptprov_cipher_ctx {
+    struct cptprov_ctx *prov;
+    const struct cptprov_cipher_alg *alg;
+    struct cpt_pending_init pending;
+    struct cpt_path path;
+    struct cipher_cpu cpu;
+    /* Go has been handed the state: a context whose messages all ran on
+     * the CPU path is freed without a call into Go. */
+    int go_seen;
+    /* Go-owned state: plain values, so a copy is a valid duplicate. */
+    unsigned char state[CPT_CIPHER_STATE_SIZE] __attribute__((aligned(64)));
+};
+
+static inline EVP_CIPHER_CTX *cipher_twin(const struct cptprov_cipher_ctx *c)
+{
+    return c->path.twin;
+}
+
+/* The part of an AEAD context's state that C shares with Go. */
+static inline struct cpt_aead_shadow *cipher_shadow(const struct cptprov_cipher_ctx *c)
+{
+    return (struct cpt_aead_shadow *)c->state;
+}
+
+/* cipher.c: Go's half for a call that hands it this context, and the
+ * device's side of both hook tables. */
+const struct cptgo_api *cptprov_cipher_go(struct cptprov_cipher_ctx *c);
+int cptprov_cipher_device_update(void *vctx, const struct cpt_path_io *io);
+int cptprov_cipher_device_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize);
+
+/* cipher_stream.c: an init's start of the stream in the twin too. */
+extern const struct cpt_path_hw cptprov_cipher_stream_path;
+void cptprov_stream_cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
+    const unsigned char *iv, int enc);
+
+/* cipher_aead.c */
+extern const struct cpt_path_hw cptprov_cipher_aead_path;
+void cptprov_aead_cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
+    const unsigned char *iv, size_t ivlen, int enc);
+/* An init validated in C: the message is no longer the one Go saw. */
+void cptprov_aead_init_pending(struct cptprov_cipher_ctx *c, int has_iv);
+int cptprov_aead_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *outl,
+    size_t outsize, const unsigned char *in, size_t inl);
+int cptprov_aead_final(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *outl,
+    size_t outsize);
+
+/* cipher_params.c; the _in_c functions answer (or take) context
+ * parameters in C: 1, or -1 when Go must. */
+int cptprov_cipher_get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARAM params[]);
+int cptprov_cipher_set_params_in_c(const struct cptprov_cipher_ctx *c, const OSSL_PARAM params[]);
+int cptprov_cipher_get_params(OSSL_PARAM params[], const struct cptprov_cipher_alg *a);
+OSSL_FUNC_cipher_gettable_ctx_params_fn cptprov_aead_gettable_ctx_params;
+OSSL_FUNC_cipher_settable_ctx_params_fn cptprov_aead_settable_ctx_params;
+OSSL_FUNC_cipher_gettable_ctx_params_fn cptprov_generic_gettable_ctx_params;
+OSSL_FUNC_cipher_settable_ctx_params_fn cptprov_generic_settable_ctx_params;
+OSSL_FUNC_cipher_gettable_ctx_params_fn cptprov_chacha_gettable_ctx_params;
+OSSL_FUNC_cipher_settable_ctx_params_fn cptprov_chacha_settable_ctx_params;
+OSSL_FUNC_cipher_gettable_ctx_params_fn cptprov_chachapoly_gettable_ctx_params;
+OSSL_FUNC_cipher_settable_ctx_params_fn cptprov_chachapoly_settable_ctx_params;
+
+#endif
