@@ -11,6 +11,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include "dispatch.h"
 #include "cipher.h"
 
 static OSSL_FUNC_cipher_freectx_fn cipher_freectx;
@@ -306,24 +307,21 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     };                                                                            \
     CPTPROV_ALG_FUNCS(cipher, lc, cipher_newctx, cptprov_cipher_get_params)       \
     static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                     \
-        { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))lc##_newctx },                 \
-        { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))cipher_freectx },             \
-        { OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))cipher_dupctx },               \
-        { OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))cipher_einit },          \
-        { OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))cipher_dinit },          \
-        { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))cipher_update },               \
-        { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))cipher_final },                 \
-        { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))cipher_cipher },               \
-        { OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))lc##_get_params },         \
-        { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))cipher_get_ctx_params }, \
-        { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))cipher_set_ctx_params }, \
-        { OSSL_FUNC_CIPHER_GETTABLE_PARAMS,                                       \
-            (void (*)(void))cptprov_cipher_static_gettable },                     \
-        { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS,                                   \
-            (void (*)(void))cptprov_##kind##_gettable_ctx_params },               \
-        { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS,                                   \
-            (void (*)(void))cptprov_##kind##_settable_ctx_params },               \
-        { 0, NULL }                                                               \
+        CPT_FN(CIPHER_NEWCTX, cipher_newctx, lc##_newctx),                 \
+        CPT_FN(CIPHER_FREECTX, cipher_freectx, cipher_freectx),             \
+        CPT_FN(CIPHER_DUPCTX, cipher_dupctx, cipher_dupctx),               \
+        CPT_FN(CIPHER_ENCRYPT_INIT, cipher_encrypt_init, cipher_einit),          \
+        CPT_FN(CIPHER_DECRYPT_INIT, cipher_decrypt_init, cipher_dinit),          \
+        CPT_FN(CIPHER_UPDATE, cipher_update, cipher_update),               \
+        CPT_FN(CIPHER_FINAL, cipher_final, cipher_final),                 \
+        CPT_FN(CIPHER_CIPHER, cipher_cipher, cipher_cipher),               \
+        CPT_FN(CIPHER_GET_PARAMS, cipher_get_params, lc##_get_params),         \
+        CPT_FN(CIPHER_GET_CTX_PARAMS, cipher_get_ctx_params, cipher_get_ctx_params), \
+        CPT_FN(CIPHER_SET_CTX_PARAMS, cipher_set_ctx_params, cipher_set_ctx_params), \
+        CPT_FN(CIPHER_GETTABLE_PARAMS, cipher_gettable_params, cptprov_cipher_static_gettable),                     \
+        CPT_FN(CIPHER_GETTABLE_CTX_PARAMS, cipher_gettable_ctx_params, cptprov_##kind##_gettable_ctx_params),               \
+        CPT_FN(CIPHER_SETTABLE_CTX_PARAMS, cipher_settable_ctx_params, cptprov_##kind##_settable_ctx_params),               \
+        CPT_FN_END                                                               \
     };
 
 /* What each kind is: AEAD, custom IV (EVP's flag), ChaCha's counter. */

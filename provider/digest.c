@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/sha.h>
+#include "dispatch.h"
 #include "path.h"
 #include "sha512t.h"
 
@@ -284,15 +285,15 @@ static const OSSL_PARAM *digest_gettable_params(void *provctx)
     static const struct cptprov_digest_alg lc##_alg = { ID, size, blocksize };         \
     CPTPROV_ALG_FUNCS(digest, lc, digest_newctx, digest_get_params)                  \
     static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                         \
-        { OSSL_FUNC_DIGEST_NEWCTX, (void (*)(void))lc##_newctx },                     \
-        { OSSL_FUNC_DIGEST_FREECTX, (void (*)(void))digest_freectx },                 \
-        { OSSL_FUNC_DIGEST_DUPCTX, (void (*)(void))digest_dupctx },                   \
-        { OSSL_FUNC_DIGEST_INIT, (void (*)(void))digest_init },                       \
-        { OSSL_FUNC_DIGEST_UPDATE, (void (*)(void))digest_update },                   \
-        { OSSL_FUNC_DIGEST_FINAL, (void (*)(void))digest_final },                     \
-        { OSSL_FUNC_DIGEST_GET_PARAMS, (void (*)(void))lc##_get_params },             \
-        { OSSL_FUNC_DIGEST_GETTABLE_PARAMS, (void (*)(void))digest_gettable_params }, \
-        { 0, NULL }                                                                   \
+        CPT_FN(DIGEST_NEWCTX, digest_newctx, lc##_newctx),                     \
+        CPT_FN(DIGEST_FREECTX, digest_freectx, digest_freectx),                 \
+        CPT_FN(DIGEST_DUPCTX, digest_dupctx, digest_dupctx),                   \
+        CPT_FN(DIGEST_INIT, digest_init, digest_init),                       \
+        CPT_FN(DIGEST_UPDATE, digest_update, digest_update),                   \
+        CPT_FN(DIGEST_FINAL, digest_final, digest_final),                     \
+        CPT_FN(DIGEST_GET_PARAMS, digest_get_params, lc##_get_params),             \
+        CPT_FN(DIGEST_GETTABLE_PARAMS, digest_gettable_params, digest_gettable_params), \
+        CPT_FN_END                                                                   \
     };
 
 #define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) \

@@ -2,12 +2,17 @@
  * Dispatch-table entries checked against the core's types.
  *
  * Every OSSL_DISPATCH entry casts its function to void (*)(void), which
- * hides a function of the wrong type or in the wrong slot. CPT_FN puts the
- * function beside a null pointer of the slot's OSSL_FUNC_<op>_<name>_fn type
- * in a conditional expression: the two must have compatible types, or the
- * build fails (-Werror). pkcs11-provider gets the same check by declaring
- * each function with its _fn type; checking the entry also catches a right
- * function in a wrong slot.
+ * hides a function of the wrong type or in the wrong slot. pkcs11-provider
+ * declares each function with its OSSL_FUNC_<op>_<name>_fn type, which
+ * checks the definition; the cipher, digest and MAC files do that too. CPT_FN
+ * checks the entry itself, in every table: it puts the function beside a null
+ * pointer of the slot's _fn type in a conditional expression, whose operands
+ * must have compatible types or the build fails (-Werror), so a right function
+ * in a wrong slot is caught as well.
+ *
+ * Tables are named as OpenSSL's own: cptprov_<alg>_functions for ciphers,
+ * digests and MACs, cptprov_<alg>_<operation>_functions where one algorithm
+ * name serves several operations (RSA: keymgmt, signature, asym_cipher).
  */
 #ifndef CPTPROV_DISPATCH_H
 #define CPTPROV_DISPATCH_H

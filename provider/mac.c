@@ -12,6 +12,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include "dispatch.h"
 #include "path.h"
 
 /* The digests by the names OpenSSL knows them by (algorithms.def). */
@@ -351,17 +352,17 @@ static CPTPROV_CTX_PARAMS_FN(hmac_gettable_ctx_params, hmac_gettable_ctx)
 static CPTPROV_CTX_PARAMS_FN(hmac_settable_ctx_params, hmac_settable_ctx)
 
 static const OSSL_DISPATCH cptprov_hmac_functions[] = {
-    { OSSL_FUNC_MAC_NEWCTX, (void (*)(void))hmac_newctx },
-    { OSSL_FUNC_MAC_DUPCTX, (void (*)(void))hmac_dupctx },
-    { OSSL_FUNC_MAC_FREECTX, (void (*)(void))hmac_freectx },
-    { OSSL_FUNC_MAC_INIT, (void (*)(void))hmac_init },
-    { OSSL_FUNC_MAC_UPDATE, (void (*)(void))hmac_update },
-    { OSSL_FUNC_MAC_FINAL, (void (*)(void))hmac_final },
-    { OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, (void (*)(void))hmac_gettable_ctx_params },
-    { OSSL_FUNC_MAC_GET_CTX_PARAMS, (void (*)(void))hmac_get_ctx_params },
-    { OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS, (void (*)(void))hmac_settable_ctx_params },
-    { OSSL_FUNC_MAC_SET_CTX_PARAMS, (void (*)(void))hmac_set_ctx_params },
-    { 0, NULL }
+    CPT_FN(MAC_NEWCTX, mac_newctx, hmac_newctx),
+    CPT_FN(MAC_DUPCTX, mac_dupctx, hmac_dupctx),
+    CPT_FN(MAC_FREECTX, mac_freectx, hmac_freectx),
+    CPT_FN(MAC_INIT, mac_init, hmac_init),
+    CPT_FN(MAC_UPDATE, mac_update, hmac_update),
+    CPT_FN(MAC_FINAL, mac_final, hmac_final),
+    CPT_FN(MAC_GETTABLE_CTX_PARAMS, mac_gettable_ctx_params, hmac_gettable_ctx_params),
+    CPT_FN(MAC_GET_CTX_PARAMS, mac_get_ctx_params, hmac_get_ctx_params),
+    CPT_FN(MAC_SETTABLE_CTX_PARAMS, mac_settable_ctx_params, hmac_settable_ctx_params),
+    CPT_FN(MAC_SET_CTX_PARAMS, mac_set_ctx_params, hmac_set_ctx_params),
+    CPT_FN_END
 };
 
 const OSSL_ALGORITHM cptprov_macs[] = {

@@ -25,6 +25,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/sha.h>
+#include "dispatch.h"
 #include "path.h"
 
 #define TLS_AAD_LEN 13
@@ -554,21 +555,21 @@ static int stitched_get_params(OSSL_PARAM params[], const struct stitched_alg *a
     static const struct stitched_alg lc##_alg = { ID, NAME, keybytes, macbytes };             \
     CPTPROV_ALG_FUNCS(cipher, lc, stitched_newctx, stitched_get_params)                       \
     const OSSL_DISPATCH cptprov_##lc##_functions[] = {                                         \
-        { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))lc##_newctx },                              \
-        { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))stitched_freectx },                        \
-        { OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))stitched_dupctx },                          \
-        { OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))stitched_einit },                     \
-        { OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))stitched_dinit },                     \
-        { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))stitched_update },                          \
-        { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))stitched_final },                            \
-        { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))stitched_cipher },                          \
-        { OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))lc##_get_params },                      \
-        { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))stitched_get_ctx_params },          \
-        { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))stitched_set_ctx_params },          \
-        { OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))cptprov_cipher_static_gettable },  \
-        { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))stitched_gettable_ctx_params }, \
-        { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))stitched_settable_ctx_params }, \
-        { 0, NULL }                                                                            \
+        CPT_FN(CIPHER_NEWCTX, cipher_newctx, lc##_newctx),                              \
+        CPT_FN(CIPHER_FREECTX, cipher_freectx, stitched_freectx),                        \
+        CPT_FN(CIPHER_DUPCTX, cipher_dupctx, stitched_dupctx),                          \
+        CPT_FN(CIPHER_ENCRYPT_INIT, cipher_encrypt_init, stitched_einit),                     \
+        CPT_FN(CIPHER_DECRYPT_INIT, cipher_decrypt_init, stitched_dinit),                     \
+        CPT_FN(CIPHER_UPDATE, cipher_update, stitched_update),                          \
+        CPT_FN(CIPHER_FINAL, cipher_final, stitched_final),                            \
+        CPT_FN(CIPHER_CIPHER, cipher_cipher, stitched_cipher),                          \
+        CPT_FN(CIPHER_GET_PARAMS, cipher_get_params, lc##_get_params),                      \
+        CPT_FN(CIPHER_GET_CTX_PARAMS, cipher_get_ctx_params, stitched_get_ctx_params),          \
+        CPT_FN(CIPHER_SET_CTX_PARAMS, cipher_set_ctx_params, stitched_set_ctx_params),          \
+        CPT_FN(CIPHER_GETTABLE_PARAMS, cipher_gettable_params, cptprov_cipher_static_gettable),  \
+        CPT_FN(CIPHER_GETTABLE_CTX_PARAMS, cipher_gettable_ctx_params, stitched_gettable_ctx_params), \
+        CPT_FN(CIPHER_SETTABLE_CTX_PARAMS, cipher_settable_ctx_params, stitched_settable_ctx_params), \
+        CPT_FN_END                                                                            \
     };
 
 /* The MAC's length: the size of the row's digest. */
