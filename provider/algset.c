@@ -42,6 +42,21 @@
 /* The tables of cptprov's operation types, in the order of optables. */
 enum { T_CIPHER, T_DIGEST, T_MAC, T_KEYMGMT, T_KEYEXCH, T_SIGNATURE, T_ASYM_CIPHER, NTABLES };
 
+/*
+ * The ciphers, the stitched ones included, by the names and aliases the
+ * default provider gives them (algorithms.def). Here rather than in
+ * cipher.c, so that cipher.c and stitched.c do not need each other.
+ */
+const OSSL_ALGORITHM cptprov_ciphers[] = {
+#define CPT_CIPHER(ID, num, name, aliases, family, keylen) \
+    { name aliases, CPTPROV_PROPS, cptprov_##ID##_functions, name " on the CPT" },
+#define CPT_STITCHED(ID, num, name, family, keylen, digest)     \
+    { name, CPTPROV_PROPS, cptprov_##ID##_functions,            \
+        name " on the CPT (TLS records: one chained instruction)" },
+#include "algorithms.def"
+    { NULL, NULL, NULL, NULL }
+};
+
 static const struct {
     int operation_id;
     const OSSL_ALGORITHM *all;
@@ -75,22 +90,6 @@ static size_t table_size(int t)
     while (optables[t].all[n].algorithm_names != NULL)
         n++;
     return n;
-}
-
-int cptprov_names_have(const char *names, const char *name, size_t len)
-{
-    const char *n = names;
-
-    for (;;) {
-        const char *colon = strchr(n, ':');
-        size_t l = colon != NULL ? (size_t)(colon - n) : strlen(n);
-
-        if (l == len && OPENSSL_strncasecmp(n, name, len) == 0)
-            return 1;
-        if (colon == NULL)
-            return 0;
-        n = colon + 1;
-    }
 }
 
 /* Whether the len bytes at name are one of alg's names. */

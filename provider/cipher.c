@@ -306,7 +306,7 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         maxiv, CHACHA_##kind                                                      \
     };                                                                            \
     CPTPROV_ALG_FUNCS(cipher, lc, cipher_newctx, cptprov_cipher_get_params)       \
-    static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                     \
+    const OSSL_DISPATCH cptprov_##lc##_functions[] = {                          \
         CPT_FN(CIPHER_NEWCTX, cipher_newctx, lc##_newctx),                 \
         CPT_FN(CIPHER_FREECTX, cipher_freectx, cipher_freectx),             \
         CPT_FN(CIPHER_DUPCTX, cipher_dupctx, cipher_dupctx),               \
@@ -354,14 +354,3 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 #define CPT_CIPHER(ID, num, name, aliases, family, keylen) \
     CIPHER_ROW(ID, name, keylen, FAMILY_##family)
 #include "algorithms.def"
-
-/* Names and aliases as the default provider spells them (algorithms.def). */
-const OSSL_ALGORITHM cptprov_ciphers[] = {
-#define CPT_CIPHER(ID, num, name, aliases, family, keylen) \
-    { name aliases, CPTPROV_PROPS, cptprov_##ID##_functions, name " on the CPT" },
-#define CPT_STITCHED(ID, num, name, family, keylen, digest)     \
-    { name, CPTPROV_PROPS, cptprov_##ID##_functions,            \
-        name " on the CPT (TLS records: one chained instruction)" },
-#include "algorithms.def"
-    { NULL, NULL, NULL, NULL }
-};

@@ -6,6 +6,7 @@
 #include <openssl/core_dispatch.h>
 #include <openssl/async.h>
 #include <openssl/crypto.h>
+#include <string.h>
 #include "cptabi.h"
 #include "goapi.h" /* struct cptgo_api: the entry points of libcptgo.so */
 
@@ -43,7 +44,7 @@ struct cptprov_ctx {
     const char *refusal_log;
 };
 
-/* The default provider in a library context of cptprov's own, for the CPU
+/* path.c: the default provider in a library context of cptprov's own, for the CPU
  * path; NULL when it cannot be loaded. */
 OSSL_LIB_CTX *cptprov_cpu_libctx(void);
 /* A CPU-path twin's IV, without leaving errors of a successful read. */
@@ -92,7 +93,21 @@ const OSSL_ALGORITHM *cptprov_algset_query(const struct cptprov_algset *a, int o
 int cptprov_algset_tls_groups(const struct cptprov_algset *a, OSSL_CALLBACK *cb, void *arg);
 /* Whether the len bytes at name are one of the colon-separated names, as
  * OpenSSL compares them (without regard to case). */
-int cptprov_names_have(const char *names, const char *name, size_t len);
+static inline int cptprov_names_have(const char *names, const char *name, size_t len)
+{
+    const char *n = names;
+
+    for (;;) {
+        const char *colon = strchr(n, ':');
+        size_t l = colon != NULL ? (size_t)(colon - n) : strlen(n);
+
+        if (l == len && OPENSSL_strncasecmp(n, name, len) == 0)
+            return 1;
+        if (colon == NULL)
+            return 0;
+        n = colon + 1;
+    }
+}
 
 /* errors.c */
 int cptprov_errors_init(const OSSL_DISPATCH *in);
@@ -160,13 +175,15 @@ int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t
         return list;                                     \
     }
 
-/* cipher.c (cipher_params.c: a cipher's static get_params and gettable
- * table, for ciphers kept in files of their own) */
+/* algset.c: every cipher; cipher_params.c: a cipher's static get_params
+ * and gettable table, for ciphers kept in files of their own */
 extern const OSSL_ALGORITHM cptprov_ciphers[];
 int cptprov_cipher_static_params(OSSL_PARAM params[], unsigned int mode, int aead, int custom_iv,
     size_t keylen, size_t blocksize, size_t ivlen);
 OSSL_FUNC_cipher_gettable_params_fn cptprov_cipher_static_gettable;
-/* stitched.c: AES-CBC-HMAC-SHA1/SHA256 */
+/* cipher.c, stitched.c (AES-CBC-HMAC-SHA1/SHA256): the dispatch tables */
+#define CPT_CIPHER(ID, num, name, aliases, family, keylen) \
+    extern const OSSL_DISPATCH cptprov_##ID##_functions[];
 #define CPT_STITCHED(ID, num, name, family, keylen, digest) \
     extern const OSSL_DISPATCH cptprov_##ID##_functions[];
 #include "algorithms.def"

@@ -109,56 +109,6 @@ static const OSSL_DISPATCH cptprov_provider_functions[] = {
 };
 
 /*
- * The CPU path's library context: the default provider only, created on
- * first use (never at load) and kept for the life of the process, since
- * contexts of every cptprov instance may hold its ciphers. Nothing of the
- * application's reaches it: a fresh context reads no configuration file,
- * the default provider is built into libcrypto (no module path), and the
- * application's contexts, which may prefer cptprov itself or hold only the
- * FIPS or the null provider, are never asked for anything.
- */
-static OSSL_LIB_CTX *cpu_libctx;
-static pthread_once_t cpu_libctx_once = PTHREAD_ONCE_INIT;
-
-static void cpu_libctx_init(void)
-{
-    OSSL_LIB_CTX *lc = OSSL_LIB_CTX_new();
-
-    if (lc != NULL && OSSL_PROVIDER_load(lc, "default") == NULL) {
-        OSSL_LIB_CTX_free(lc);
-        lc = NULL;
-    }
-    cpu_libctx = lc;
-}
-
-OSSL_LIB_CTX *cptprov_cpu_libctx(void)
-{
-    pthread_once(&cpu_libctx_once, cpu_libctx_init);
-    return cpu_libctx;
-}
-
-/*
- * A CPU-path twin's current IV. OpenSSL 3.5's default provider answers
- * the IV query by trying a pointer form first, which leaves "param of
- * incompatible type" on the error queue even though the query succeeds;
- * libssl takes any error on the queue as the record layer's own failure
- * (every TLS 1.2 CBC connection was lost). What a successful read left
- * there is dropped; a failure keeps its errors.
- */
-int cptprov_twin_iv(EVP_CIPHER_CTX *twin, unsigned char *iv, size_t len)
-{
-    int ok;
-
-    ERR_set_mark();
-    ok = EVP_CIPHER_CTX_get_updated_iv(twin, iv, len);
-    if (ok)
-        ERR_pop_to_mark();
-    else
-        ERR_clear_last_mark();
-    return ok;
-}
-
-/*
  * Keep this module mapped for the life of the process: wait contexts and
  * atexit hold pointers to its functions, and the Go half it loads can never
  * be unloaded anyway.
