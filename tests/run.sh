@@ -3,12 +3,16 @@
 # summing them all. Groups: go (unit tests, -race), c (C harnesses loading the
 # provider into libcrypto), integration (openssl CLI: TLS, speed, fork); and,
 # not by default, hostbuild (harnesses over CPT_HOSTBUILD's provider).
-# Usage: tests/run.sh [group...]
+# Usage: tests/run.sh [--list] [group...]   (--list: print each test's
+#        name and command, run nothing)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+list=0
+[ "${1:-}" = --list ] && { list=1; shift; }
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(go c integration)
-logdir=$(mktemp -d /tmp/cptprov-test.XXXXXX)
+logdir=
+if [ $list = 0 ]; then logdir=$(mktemp -d /tmp/cptprov-test.XXXXXX); fi
 passed=0 failed=0
 
 # Adds the counts of a log's "N passed, N failed" lines.
@@ -22,6 +26,7 @@ tally() {
 run() { # name, command...
 	local name=$1 log="$logdir/$1.log" start=$SECONDS
 	shift
+	[ $list = 0 ] || { echo "$name: $*"; return; }
 	echo "=== $name: $*"
 	if "$@" >"$log" 2>&1; then
 		tally "$log"
@@ -110,7 +115,7 @@ for g in "${groups[@]}"; do
 		# Another build's cptprov.so and libcptgo.so (CPT_HOSTBUILD) under
 		# these harnesses: the Debian 13 leg loads the host's, built against
 		# OpenSSL 3.0's headers, into OpenSSL 3.5.
-		if [ -z "${CPT_HOSTBUILD:-}" ] || [ ! -f "$CPT_HOSTBUILD/cptprov.so" ]; then
+		if [ $list = 0 ] && { [ -z "${CPT_HOSTBUILD:-}" ] || [ ! -f "$CPT_HOSTBUILD/cptprov.so" ]; }; then
 			echo "hostbuild: CPT_HOSTBUILD does not hold a cptprov.so"
 			failed=$((failed + 1))
 			continue
@@ -127,6 +132,7 @@ for g in "${groups[@]}"; do
 	*) echo "unknown group $g"; failed=$((failed + 1)) ;;
 	esac
 done
+[ $list = 0 ] || exit 0
 echo "logs: $logdir"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
