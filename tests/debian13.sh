@@ -40,7 +40,7 @@
 #        "N passed, N failed" line.
 #        tests/debian13.sh -c COMMAND   runs COMMAND (sh) in /src instead,
 #        under the same mounts: e.g. -c 'make -s test-build &&
-#        tests/tls_test.sh -v'.
+#        tests/sh/tls_test.sh -v'.
 # Env:   DEBIAN13_ROOT, DEBIAN13_MIRROR (default http://deb.debian.org/debian),
 #        DEBIAN13_REFRESH_DAYS, DEBIAN13_TIMEOUT (seconds for the suite,
 #        default 3600).

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# tests/hygiene_test.sh - what git tracks is source: no executable or
+# tests/sh/hygiene_test.sh - what git tracks is source: no executable or
 # shared object (ELF), no libFuzzer finding outside the corpus, nothing
 # over 1 MiB (build outputs committed by mistake were 8-16 MB binaries).
 # Ends with "N passed, N failed".
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 passed=0 failed=0
 check() { # description, offending files...
 	local what=$1

@@ -9,7 +9,7 @@
 # a reload (SIGHUP) under h2load load, and a graceful quit (SIGQUIT): no
 # failed request, no crash, no worker left behind.
 #
-# Usage: tests/nginx_test.sh [-v] [-k]     (-k keeps the temp dir)
+# Usage: tests/sh/nginx_test.sh [-v] [-k]     (-k keeps the temp dir)
 set -u
 . "$(dirname "$0")/lib.sh"
 

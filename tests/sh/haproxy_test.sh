@@ -8,7 +8,7 @@
 # then a reload (SIGUSR2) while h2load runs, and a stop: no failed request,
 # no crash, no process left behind.
 #
-# Usage: tests/haproxy_test.sh [-v] [-k]     (-k keeps the temp dir)
+# Usage: tests/sh/haproxy_test.sh [-v] [-k]     (-k keeps the temp dir)
 set -u
 . "$(dirname "$0")/lib.sh"
 

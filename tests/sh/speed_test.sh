@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/speed_test.sh - `openssl speed` through cptprov.
+# tests/sh/speed_test.sh - `openssl speed` through cptprov.
 #
 #   plain         speed -evp aes-256-gcm with -provider flags
 #   multi2        the same with -multi 2: the children fork after the parent
@@ -19,7 +19,7 @@
 # Each run is `-seconds 1 -bytes 65536` under `timeout`; the figures must
 # parse and be > 0.
 #
-# Usage: tests/speed_test.sh [-v] [-k]
+# Usage: tests/sh/speed_test.sh [-v] [-k]
 # Env:   CPTPROV_BUILD (default build/), SPEED_TEST_CASES (subset), OPENSSL
 
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cptstat_test.sh - cptstat against running `openssl speed` processes.
+# tests/sh/cptstat_test.sh - cptstat against running `openssl speed` processes.
 #
 # Two `openssl speed` runs through an openssl.cnf with a stats_dir, one of
 # them with -multi 2 (a parent and two children, forked after loading):

@@ -1,4 +1,4 @@
-# tests/lib.sh - shared helpers for the cptprov shell integration tests.
+# tests/sh/lib.sh - shared helpers for the cptprov shell integration tests.
 #
 # Source it from a test script (bash):  . "$(dirname "$0")/lib.sh"
 #
@@ -30,7 +30,7 @@ OPENSSL=${OPENSSL:-openssl}
 CPT_EXIT_CMDS=()
 
 cpt_repo_root() {
-    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 }
 
 cpt_build_dir() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/tls_test.sh - TLS through cptprov at both ends.
+# tests/sh/tls_test.sh - TLS through cptprov at both ends.
 #
 # openssl s_server and s_client both run with an OPENSSL_CONF that loads the
 # default provider and cptprov (with stats_dir) and prefers cptprov
@@ -28,7 +28,7 @@
 #             (a tag computed the same wrong way at both ends still matches).
 #             Only the cptprov end's statistics are checked.
 #
-# Usage: tests/tls_test.sh [-v] [-k]     (-k keeps the temp dir)
+# Usage: tests/sh/tls_test.sh [-v] [-k]     (-k keeps the temp dir)
 # Env:   CPTPROV_BUILD (default build/), TLS_TEST_CASES (space separated
 #        subset of case names), OPENSSL (default openssl)
 
