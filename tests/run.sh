@@ -7,7 +7,7 @@
 # Usage: tests/run.sh [--list] [group...]   (--list: print each test's
 #        name and command, run nothing)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
 groups=("$@")

@@ -18,6 +18,7 @@ echo
 
 echo "== 3. TLS 1.3 with cptprov enabled through openssl.cnf"
 cpt_mktemp_dir work cptprov-demo
+# shellcheck disable=SC2154 # cpt_mktemp_dir assigns work
 stats=$work/stats
 mkdir -p "$stats"
 cpt_write_config "$work/openssl.cnf" "$stats" "?provider=cptprov"

@@ -31,7 +31,7 @@ case_() {
 		fi
 	else
 		local key=${lines%% =*} value=${lines#*= }
-		if [ -n "${KEY:-}" ]; then key=$KEY value=$VALUE; fi
+		if [ -n "${KEY:-}" ]; then key=$KEY value=${VALUE:-}; fi
 		if [ $listed -eq 0 ] && grep -q "$key" <<<"$out" && grep -qF "\"$value\"" <<<"$out"; then
 			passed=$((passed + 1))
 		else

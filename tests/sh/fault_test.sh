@@ -19,7 +19,7 @@
 # Every fault_test run prints a "summary:" line; this script ends with
 # "N passed, N failed".
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit
 B=${CPTPROV_BUILD:-build}
 log=$(mktemp -d /tmp/cptprov-faults.XXXXXX)
 trap 'rm -rf "$log"' EXIT
@@ -117,12 +117,12 @@ faults = error:every=5;stall:every=23"
 	OPENSSL_CONF=/dev/null openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
 		-keyout "$t/k.pem" -out "$t/c.pem" -subj /CN=localhost -days 1 >/dev/null 2>&1
 	port=$(cpt_free_port)
-	env -u CPTPROV_FAULTS -u CPTPROV_FALLBACK -u CPTPROV_CPU_THRESHOLD OPENSSL_CONF=$conf timeout 120 openssl s_server -accept "$port" \
+	env -u CPTPROV_FAULTS -u CPTPROV_FALLBACK -u CPTPROV_CPU_THRESHOLD OPENSSL_CONF="$conf" timeout 120 openssl s_server -accept "$port" \
 		-cert "$t/c.pem" -key "$t/k.pem" -www -quiet >"$t/srv.log" 2>&1 &
 	srv=$!
 	cpt_wait_listen "$port" 10 || true
 	for i in $(seq 12); do
-		echo "GET / HTTP/1.0" | env -u CPTPROV_FAULTS -u CPTPROV_FALLBACK -u CPTPROV_CPU_THRESHOLD OPENSSL_CONF=$conf timeout 20 \
+		echo "GET / HTTP/1.0" | env -u CPTPROV_FAULTS -u CPTPROV_FALLBACK -u CPTPROV_CPU_THRESHOLD OPENSSL_CONF="$conf" timeout 20 \
 			openssl s_client -connect "127.0.0.1:$port" -quiet >"$t/cli.$i.log" 2>&1
 		rc=$?
 		if [ $rc -eq 124 ] || [ $rc -ge 128 ]; then

@@ -72,7 +72,8 @@ master() { cat "$T/haproxy.pid" 2>/dev/null; }
 workers() {
     local m
     m=$(master) || return 0
-    [ -n "$m" ] && pgrep -P "$m" -x haproxy 2>/dev/null || true
+    [ -n "$m" ] || return 0
+    pgrep -P "$m" -x haproxy 2>/dev/null || true
 }
 stop_haproxy() {
     local m

@@ -4,7 +4,7 @@
 # over 1 MiB (build outputs committed by mistake were 8-16 MB binaries).
 # Ends with "N passed, N failed".
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit
 passed=0 failed=0
 check() { # description, offending files...
 	local what=$1

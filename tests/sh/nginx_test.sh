@@ -162,7 +162,7 @@ rss_kib() { # the workers' summed RSS
 fds() {
     local p s=0
     for p in $(nginx_pids); do
-        s=$((s + $(ls "/proc/$p/fd" 2>/dev/null | wc -l)))
+        s=$((s + $(find "/proc/$p/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)))
     done
     echo "$s"
 }

@@ -175,6 +175,7 @@ run_case() {
         port=$(cpt_free_port)
         SRV_PIDF=$d/server.pid
         rm -f "$SRV_PIDF"
+        # shellcheck disable=SC2016 # the inner shell expands them
         (cd "$WWW" && OPENSSL_CONF=$srv_conf exec timeout -k 2 40 \
             sh -c 'echo $$ >"$0"; exec "$@"' "$SRV_PIDF" \
             "$OPENSSL" s_server -accept "127.0.0.1:$port" \
@@ -296,7 +297,7 @@ run_case() {
         sed 's/^/    server: /' "$d/server.err" | head -n 20
         [ "$mode" = download ] && grep -a 'BLOCK' "$d/server.out" | sort | uniq -c | sed 's/^/    server:/'
     fi
-    if [ $VERBOSE = 1 ]; then
+    if [ "$VERBOSE" = 1 ]; then
         cpt_stats_show "$STATS" "$srv_pid" | sed 's/^/    server /'
         cpt_stats_show "$STATS" "$cli_pid" | sed 's/^/    client /'
     fi
