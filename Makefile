@@ -1,6 +1,7 @@
 # cptprov: build, test, install, benchmark.
 #   make            build/cptprov.so and build/libcptgo.so
-#   make test       every test (Go unit tests, C harnesses, openssl integration)
+#   make test       every test (Go unit tests, C harnesses, openssl integration;
+#                   the list: tests/tests.list), after vet and lint (shellcheck)
 #   make demo       build, then a GCM speed comparison and a TLS exchange on the simulator
 #   make install    into OpenSSL's module directory (openssl version -m)
 #   make bench      performance report against the default provider
