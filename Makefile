@@ -1,6 +1,7 @@
 # cptprov: build, test, install, benchmark.
 #   make            build/cptprov.so and build/libcptgo.so
-#   make test       every test (Go unit tests, C harnesses, openssl integration)
+#   make test       every test (Go unit tests, C harnesses, openssl integration;
+#                   the list: tests/tests.list), after vet and lint (shellcheck)
 #   make demo       build, then a GCM speed comparison and a TLS exchange on the simulator
 #   make install    into OpenSSL's module directory (openssl version -m)
 #   make bench      performance report against the default provider
@@ -15,10 +16,12 @@ MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\
 
 PROV_SRC := $(wildcard provider/*.c)
 PROV_HDR := $(wildcard provider/*.h) provider/algorithms.def
-GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -name '*_test.go') dispatch/algorithms_gen.go go.mod
-TEST_BIN := $(BUILD)/gcm_test $(BUILD)/fork_test $(BUILD)/panic_test $(BUILD)/lazy_test $(BUILD)/kex_test $(BUILD)/sig_test $(BUILD)/pk_kat_test $(BUILD)/sym_test $(BUILD)/md_test $(BUILD)/mac_test $(BUILD)/chachapoly_test $(BUILD)/stitched_test $(BUILD)/abandon_test $(BUILD)/fault_test $(BUILD)/fuzz_evp $(BUILD)/callback_test $(BUILD)/tls_groups $(BUILD)/params_test $(BUILD)/rsakey_test $(BUILD)/libctx_test $(BUILD)/ctxconfig_test
+GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -path './bench/*.c' -not -name '*_test.go') dispatch/algorithms_gen.go go.mod
+# The C programs the tests run: the "needs" column of tests/tests.list.
+TEST_BIN := $(addprefix $(BUILD)/,$(shell awk '!/^[[:space:]]*(\#|$$)/ && $$3 != "-" { n = split($$3, a, ","); for (i = 1; i <= n; i++) print a[i] }' tests/tests.list | sort -u))
+TEST_CC   = $(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/c -o $@ $< tests/c/common.c -lcrypto -lpthread
 
-.PHONY: all test test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet clean fuzz-long
+.PHONY: all test test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet lint clean fuzz-long
 
 all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(BUILD)/cptstat
 
@@ -55,8 +58,14 @@ $(BUILD)/libcptgo.so $(BUILD)/libcptgo.h &: $(GO_SRC) provider/cptabi.h provider
 dispatch/algorithms_gen.go: provider/algorithms.def $(wildcard internal/algdef/*.go internal/algdef/gen/*.go)
 	cd dispatch && $(GO) generate -run algdef .
 
-$(BUILD)/%: tests/%.c tests/common.c tests/common.h | $(BUILD)
-	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< tests/common.c -lcrypto -lpthread
+# C harnesses (tests/c), the fuzz harness (tests/fuzz) and the benchmark
+# programs (bench), each linked with the harnesses' common code.
+$(BUILD)/%: tests/c/%.c tests/c/common.c tests/c/common.h | $(BUILD)
+	$(TEST_CC)
+$(BUILD)/%: tests/fuzz/%.c tests/c/common.c tests/c/common.h | $(BUILD)
+	$(TEST_CC)
+$(BUILD)/%: bench/%.c tests/c/common.c tests/c/common.h | $(BUILD)
+	$(TEST_CC)
 
 deps:
 	@tests/deps.sh
@@ -64,6 +73,12 @@ deps:
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./cptdrv/... ./simulator/... ./dispatch/... ./stats/... ./provider/... ./internal/... ./bench/...
+
+# shellcheck over every tracked shell script, following what they source
+# (lib.sh); a finding that is wrong is disabled in place, with the reason.
+lint:
+	@command -v shellcheck >/dev/null || { echo "lint needs shellcheck (make deps installs it)"; exit 1; }
+	shellcheck -x -P SCRIPTDIR $$(git ls-files '*.sh') .ci/run
 
 unit:
 	tests/run.sh go
@@ -75,7 +90,7 @@ itest: all
 	tests/run.sh integration
 
 # Everything, with one closing "N passed, N failed" line.
-test: deps vet all $(TEST_BIN)
+test: deps vet lint all $(TEST_BIN)
 	tests/run.sh
 
 # What make test builds, without vet and without running anything.
@@ -88,7 +103,7 @@ test-debian13: all
 	tests/debian13.sh
 
 demo: deps all
-	tests/demo.sh
+	tools/demo.sh
 
 # Coverage-guided fuzzing of the EVP harness with libFuzzer and
 # AddressSanitizer (needs clang: apt-get install clang), FUZZ_TIME seconds
@@ -97,7 +112,7 @@ FUZZ_TIME ?= 600
 fuzz-long: all
 	command -v clang >/dev/null || { echo "fuzz-long needs clang (apt-get install clang)"; exit 1; }
 	clang -std=c11 $(CPPFLAGS) -O1 -g -DCPT_LIBFUZZER -fsanitize=fuzzer,address $(WARN) \
-		-o $(BUILD)/fuzz_evp_libfuzzer tests/fuzz_evp.c tests/common.c -lcrypto -lpthread
+		-Itests/c -o $(BUILD)/fuzz_evp_libfuzzer tests/fuzz/fuzz_evp.c tests/c/common.c -lcrypto -lpthread
 	ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1 CPTPROV_BUILD=$(BUILD) \
 		$(BUILD)/fuzz_evp_libfuzzer -max_total_time=$(FUZZ_TIME) -max_len=800 tests/fuzz/corpus
 
@@ -124,14 +139,14 @@ $(BUILD)/cptbench: $(GO_SRC) | $(BUILD)
 # The older, finer-grained benchmarks: crossovers, record paths, fibers.
 bench-detail: all $(BUILD)/bench_fibercall $(BUILD)/bench_stitched
 	$(BUILD)/bench_fibercall --provider-path $(BUILD)
-	tests/bench.sh
-	tests/bench.sh -b "1024 16384" -a 8 aes-256-gcm
-	tests/bench.sh -r 3 -b "64 1024 16384" aes-128-cbc aes-256-cbc aes-128-ctr aes-256-ctr des-ede3-cbc chacha20 chacha20-poly1305 sha1 sha256 sha512
-	tests/bench.sh -r 3 -b "64 16384" aes-128-cbc-hmac-sha1 aes-256-cbc-hmac-sha1 aes-128-cbc-hmac-sha256 aes-256-cbc-hmac-sha256
+	bench/bench.sh
+	bench/bench.sh -b "1024 16384" -a 8 aes-256-gcm
+	bench/bench.sh -r 3 -b "64 1024 16384" aes-128-cbc aes-256-cbc aes-128-ctr aes-256-ctr des-ede3-cbc chacha20 chacha20-poly1305 sha1 sha256 sha512
+	bench/bench.sh -r 3 -b "64 16384" aes-128-cbc-hmac-sha1 aes-256-cbc-hmac-sha1 aes-128-cbc-hmac-sha256 aes-256-cbc-hmac-sha256
 	$(BUILD)/bench_stitched --provider-path $(BUILD) --runs 3 --sizes "64 1024 4096 16384" AES-128-CBC-HMAC-SHA1 AES-256-CBC-HMAC-SHA1 AES-128-CBC-HMAC-SHA256 AES-256-CBC-HMAC-SHA256
-	tests/bench_crossover.sh
-	tests/bench_crossover.sh chacha20 chacha20-poly1305
-	tests/bench_pk.sh
+	bench/bench_crossover.sh
+	bench/bench_crossover.sh chacha20 chacha20-poly1305
+	bench/bench_pk.sh
 
 clean:
 	rm -rf $(BUILD)

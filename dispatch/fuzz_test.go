@@ -14,7 +14,7 @@ import (
 
 // The parsers of untrusted bytes in this package, each against a plain
 // reference: `go test -fuzz=FuzzX ./dispatch` runs one for as long as
-// wanted (tests/fuzz.sh runs each briefly in make test); the seeds and any
+// wanted (tests/fuzz/fuzz.sh runs each briefly in make test); the seeds and any
 // failing input found are kept in testdata/fuzz/.
 
 // A DER ECDSA signature is accepted exactly when it is the canonical

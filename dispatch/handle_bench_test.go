@@ -10,7 +10,7 @@ import (
 // The design card names two ways to hand a Go object to C and get it back:
 // runtime/cgo.Handle and github.com/mattn/go-pointer. cptprov keeps operation
 // state in C memory and needs neither on the hot path; these benchmarks are
-// the measurement behind that choice and behind the README's numbers, for
+// the measurement behind that choice and behind docs/performance.md's numbers, for
 // the day a Go object must cross (lookups from many threads at once, as
 // OpenSSL callers do).
 

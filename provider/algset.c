@@ -4,7 +4,7 @@
  * operation type. query_operation and get_capabilities then only hand out
  * what was computed here. Plain table work: no Go, no allocation per call.
  *
- * The rule (README, "Enabling it with openssl.cnf"):
+ * The rule (docs/configuration.md, the `algorithms` key):
  *  - the value is a list of entries separated by commas and/or spaces; an
  *    entry is `all`, a name, or `-name`; a list whose first entry is `all`
  *    or a removal starts from everything, any other from nothing, and the

@@ -40,7 +40,7 @@
 #        "N passed, N failed" line.
 #        tests/debian13.sh -c COMMAND   runs COMMAND (sh) in /src instead,
 #        under the same mounts: e.g. -c 'make -s test-build &&
-#        tests/tls_test.sh -v'.
+#        tests/sh/tls_test.sh -v'.
 # Env:   DEBIAN13_ROOT, DEBIAN13_MIRROR (default http://deb.debian.org/debian),
 #        DEBIAN13_REFRESH_DAYS, DEBIAN13_TIMEOUT (seconds for the suite,
 #        default 3600).
@@ -53,7 +53,7 @@ suite_timeout=${DEBIAN13_TIMEOUT:-3600}
 work=$repo/build/debian13
 # What tests/deps.sh checks for, plus what a minimal root lacks: procps
 # (pgrep, ps).
-packages=(gcc libc6-dev make openssl libssl-dev python3 nginx haproxy curl nghttp2-client valgrind procps)
+packages=(gcc libc6-dev make openssl libssl-dev python3 nginx haproxy curl nghttp2-client valgrind shellcheck procps)
 
 closed=0
 fail() {
@@ -62,6 +62,7 @@ fail() {
 }
 # Whatever stops this script before the suite's own closing line still ends
 # with one.
+# shellcheck disable=SC2317 # run by the EXIT traps (shellcheck 0.9 cannot see it)
 close() {
 	[ "$closed" = 1 ] || echo "0 passed, 1 failed"
 }
@@ -75,7 +76,7 @@ if [ -z "${CPT_DEBIAN13_NS:-}" ]; then
 			fail "cannot install debootstrap"
 	fi
 	command -v go >/dev/null || fail "Go is missing (see tests/deps.sh)"
-	[ -f "$repo/build/cptprov.so" ] && [ -f "$repo/build/libcptgo.so" ] ||
+	{ [ -f "$repo/build/cptprov.so" ] && [ -f "$repo/build/libcptgo.so" ]; } ||
 		fail "missing the host's build/cptprov.so (make all)"
 	# unshare waits for its child ignoring INT and TERM: this shell hands
 	# them to the child, the namespaces' first process, whose end takes
@@ -84,6 +85,7 @@ if [ -z "${CPT_DEBIAN13_NS:-}" ]; then
 	export CPT_DEBIAN13_NS=1
 	unshare --mount --propagation private --pid --fork --kill-child -- "$0" "$@" <&0 &
 	ns=$!
+	# shellcheck disable=SC2317 # run by the INT and TERM trap
 	stop() {
 		local init
 		init=$(pgrep -P "$ns") || return 0
@@ -118,6 +120,7 @@ groups=("$@")
 goroot=$(go env GOROOT)
 mounts=()
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 unmount_all() {
 	local i
 	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
@@ -233,6 +236,7 @@ echo "debian13: $(in_root openssl version), $(in_root nginx -v 2>&1), $(in_root 
 # Its output also goes to build/debian13/suite.log: a suite cut short (the
 # timeout) has no closing line of its own.
 run_offline() { # command (sh, in /src)
+	# shellcheck disable=SC2016 # the inner shell expands them
 	unshare --net -- sh -c '
 		ip link set lo up || exit 1
 		exec timeout -k 10 "$0" chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \

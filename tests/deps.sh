@@ -15,6 +15,8 @@ command -v curl >/dev/null || need+=(curl)
 command -v h2load >/dev/null || need+=(nghttp2-client)
 # the C side under memcheck
 command -v valgrind >/dev/null || need+=(valgrind)
+# make lint: the shell scripts
+command -v shellcheck >/dev/null || need+=(shellcheck)
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		echo "deps: installing ${need[*]}"

@@ -11,7 +11,7 @@ cp build/libcptgo.so "$out/"
 flags=(-std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=address -fno-omit-frame-pointer -Wall -Wextra -Werror)
 gcc "${flags[@]}" -Iinclude -Iprovider -Ibuild -fPIC -fvisibility=hidden -shared -o "$out/cptprov.so" provider/*.c -lcrypto -ldl -lpthread
 for t in gcm_test sym_test chachapoly_test md_test mac_test stitched_test kex_test sig_test pk_kat_test params_test rsakey_test; do
-	gcc "${flags[@]}" -o "$out/$t" "tests/$t.c" tests/common.c -lcrypto -lpthread
+	gcc "${flags[@]}" -o "$out/$t" "tests/c/$t.c" tests/c/common.c -lcrypto -lpthread
 done
 # Go installs its own signal handlers; ASan must leave SIGSEGV to them.
 export ASAN_OPTIONS=detect_leaks=1:handle_segv=0:allow_user_segv_handler=1:abort_on_error=0

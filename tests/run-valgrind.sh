@@ -10,7 +10,7 @@
 # throughout (AddressSanitizer covers them, tests/run-asan.sh).
 # Ends with "N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 B=${CPTPROV_BUILD:-build}
 if ! command -v valgrind >/dev/null; then
 	echo "valgrind is missing (apt-get install valgrind)"

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Runs every test group of cptprov and ends with one line "N passed, N failed"
-# summing them all. Groups: go (unit tests, -race), c (C harnesses loading the
-# provider into libcrypto), integration (openssl CLI: TLS, speed, fork); and,
-# not by default, hostbuild (harnesses over CPT_HOSTBUILD's provider).
-# Usage: tests/run.sh [group...]
+# summing them all. The tests are the lines of tests/tests.list. Groups: go
+# (unit tests, -race), c (C harnesses loading the provider into libcrypto),
+# integration (openssl CLI: TLS, speed, servers); and, not by default,
+# hostbuild (harnesses over CPT_HOSTBUILD's provider).
+# Usage: tests/run.sh [--list] [group...]   (--list: print each test's
+#        name and command, run nothing)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
+list=0
+[ "${1:-}" = --list ] && { list=1; shift; }
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(go c integration)
-logdir=$(mktemp -d /tmp/cptprov-test.XXXXXX)
+logdir=
+if [ $list = 0 ]; then logdir=$(mktemp -d /tmp/cptprov-test.XXXXXX); fi
 passed=0 failed=0
 
 # Adds the counts of a log's "N passed, N failed" lines.
@@ -22,6 +27,7 @@ tally() {
 run() { # name, command...
 	local name=$1 log="$logdir/$1.log" start=$SECONDS
 	shift
+	[ $list = 0 ] || { echo "$name: $*"; return; }
 	echo "=== $name: $*"
 	if "$@" >"$log" 2>&1; then
 		tally "$log"
@@ -54,81 +60,59 @@ gotests() {
 	return $rc
 }
 
+# The table: one test a line (see its header).
+mapfile -t rows < <(grep -Ev '^[[:space:]]*(#|$)' tests/tests.list)
+
+# entry NAME PROV ENV COMMAND...: runs one line of the table, {prov} in the
+# command standing for PROV.
+entry() {
+	local name=$1 prov=$2 envs=$3 w cmd=() pre=()
+	shift 3
+	for w in "$@"; do cmd+=("${w//\{prov\}/$prov}"); done
+	[ "$envs" = - ] || IFS=, read -ra pre <<<"$envs"
+	if [ ${#pre[@]} -gt 0 ]; then
+		run "$name" env "${pre[@]}" "${cmd[@]}"
+	else
+		run "$name" "${cmd[@]}"
+	fi
+}
+
 for g in "${groups[@]}"; do
-	case $g in
-	go) run go-unit gotests ;;
-	c)
-		run gcm_test tests/run-c.sh gcm_test
-		run gcm_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh gcm_test
-		run gcm_test_switching env CPTPROV_CPU_THRESHOLD=100 tests/run-c.sh gcm_test
-		# the Go half in forked children: device operations only
-		run fork_test env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh fork_test
-		# panics injected into Go's update and final: device operations only
-		run panic_test env CPTPROV_CPU_THRESHOLD=0 build/panic_test --provider-path build
-		run lazy_test build/lazy_test --provider-path build
-		run sym_test tests/run-c.sh sym_test
-		run sym_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh sym_test
-		run sym_test_switching env CPTPROV_CPU_THRESHOLD=100 tests/run-c.sh sym_test
-		run chachapoly_test tests/run-c.sh chachapoly_test
-		run chachapoly_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh chachapoly_test
-		run chachapoly_test_switching env CPTPROV_CPU_THRESHOLD=100 tests/run-c.sh chachapoly_test
-		run md_test tests/run-c.sh md_test
-		run md_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh md_test
-		run mac_test tests/run-c.sh mac_test
-		run mac_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh mac_test
-		run stitched_test tests/run-c.sh stitched_test
-		run stitched_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh stitched_test
-		run stitched_test_switching env CPTPROV_CPU_THRESHOLD=100 tests/run-c.sh stitched_test
-		run kex_test build/kex_test --provider-path build
-		run sig_test tests/run-c.sh sig_test
-		run pk_kat_test build/pk_kat_test --provider-path build
-		run params_test tests/run-c.sh params_test
-		run rsakey_test tests/run-c.sh rsakey_test
-		# the default library context holding only the null provider
-		run libctx_test tests/run-c.sh libctx_test
-		run libctx_test_device_only env CPTPROV_CPU_THRESHOLD=0 tests/run-c.sh libctx_test
-		# cptprov in several library contexts: one device configuration per process
-		run ctxconfig_test tests/run-c.sh ctxconfig_test
-		run abandon_test build/abandon_test --provider-path build
-		run abandon_test_late_wait env CPTPROV_TEST_WAIT_DELAY_US=150 build/abandon_test --provider-path build
-		run callback_test build/callback_test --provider-path build --expect callback
-		run callback_test_fd env CPTPROV_ASYNC_NOTIFY=fd build/callback_test --provider-path build --expect fd
-		run asan tests/run-asan.sh
-		run valgrind tests/run-valgrind.sh
-		run faults tests/fault_test.sh
-		run fuzz tests/fuzz.sh
-		;;
-	integration)
-		run hygiene tests/hygiene_test.sh
-		run config tests/config_test.sh
-		run cptstat tests/cptstat_test.sh
-		run tls tests/tls_test.sh
-		run speed tests/speed_test.sh
-		run nginx tests/nginx_test.sh
-		run haproxy tests/haproxy_test.sh
-		run bench-quick benchquick
-		;;
-	hostbuild)
-		# Another build's cptprov.so and libcptgo.so (CPT_HOSTBUILD) under
-		# these harnesses: the Debian 13 leg loads the host's, built against
-		# OpenSSL 3.0's headers, into OpenSSL 3.5.
-		if [ -z "${CPT_HOSTBUILD:-}" ] || [ ! -f "$CPT_HOSTBUILD/cptprov.so" ]; then
-			echo "hostbuild: CPT_HOSTBUILD does not hold a cptprov.so"
-			failed=$((failed + 1))
-			continue
+	known=0
+	[ "$g" != hostbuild ] || known=1
+	if [ "$g" = hostbuild ] && [ $list = 0 ] &&
+		{ [ -z "${CPT_HOSTBUILD:-}" ] || [ ! -f "$CPT_HOSTBUILD/cptprov.so" ]; }; then
+		echo "hostbuild: CPT_HOSTBUILD does not hold a cptprov.so"
+		failed=$((failed + 1))
+		continue
+	fi
+	for row in "${rows[@]}"; do
+		read -r name group _ flags envs cmd <<<"$row"
+		read -ra cmd <<<"$cmd"
+		if [ "$g" = hostbuild ]; then
+			# Another build's cptprov.so and libcptgo.so under these
+			# harnesses: the Debian 13 leg loads the host's, built against
+			# OpenSSL 3.0's headers, into OpenSSL 3.5.
+			if [ "$group" != hostbuild ]; then
+				case ,$flags, in *,hostbuild,*) name=hostbuild_$name ;; *) continue ;; esac
+			fi
+			hb=${CPT_HOSTBUILD:-}
+			case " ${cmd[*]} " in
+			*"{prov}"*) ;;
+			*) if [ "$envs" = - ]; then envs=CPTPROV_BUILD=$hb; else envs=CPTPROV_BUILD=$hb,$envs; fi ;;
+			esac
+			entry "$name" "$hb" "$envs" "${cmd[@]}"
+		elif [ "$group" = "$g" ]; then
+			known=1
+			entry "$name" build "$envs" "${cmd[@]}"
 		fi
-		for t in gcm_test sym_test chachapoly_test md_test mac_test stitched_test params_test libctx_test; do
-			run "hostbuild_$t" env CPTPROV_BUILD="$CPT_HOSTBUILD" tests/run-c.sh "$t"
-		done
-		for t in kex_test sig_test pk_kat_test abandon_test; do
-			run "hostbuild_$t" "build/$t" --provider-path "$CPT_HOSTBUILD"
-		done
-		run hostbuild_callback_test build/callback_test --provider-path "$CPT_HOSTBUILD" --expect callback
-		run hostbuild_tls env CPTPROV_BUILD="$CPT_HOSTBUILD" tests/tls_test.sh
-		;;
-	*) echo "unknown group $g"; failed=$((failed + 1)) ;;
-	esac
+	done
+	if [ $known = 0 ]; then
+		echo "unknown group $g"
+		failed=$((failed + 1))
+	fi
 done
+[ $list = 0 ] || exit $((failed > 0))
 echo "logs: $logdir"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -302,7 +302,7 @@ func WriteProm(w io.Writer, procs []stats.Snapshot) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "# HELP cptprov_device Driver and device counters (see the README's statistics).\n# TYPE cptprov_device gauge\n")
+	fmt.Fprintf(w, "# HELP cptprov_device Driver and device counters (see docs/operations.md).\n# TYPE cptprov_device gauge\n")
 	for _, p := range procs {
 		for _, k := range sortedKeys(p.Device) {
 			fmt.Fprintf(w, "cptprov_device{pid=\"%d\",counter=%q} %d\n", p.PID, k, p.Device[k])

@@ -6,7 +6,7 @@ import (
 )
 
 // The TLS CBC record checks against their obvious branching versions:
-// `go test -fuzz=FuzzPadding ./internal/tlsrec` (tests/fuzz.sh runs each
+// `go test -fuzz=FuzzPadding ./internal/tlsrec` (tests/fuzz/fuzz.sh runs each
 // briefly in make test).
 
 func FuzzPadding(f *testing.F) {

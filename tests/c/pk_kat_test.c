@@ -56,7 +56,7 @@ static int g_used_ecdsa, g_used_rsa, g_used_x25519;
 /* ================================================================== */
 
 /*
- * A vector file is one of tests/common.c's record files: "Name = value"
+ * A vector file is one of tests/c/common.c's record files: "Name = value"
  * lines, records separated by blank lines. A record whose first line is
  * "PrivateKey = NAME" or "PublicKey = NAME" holds the key as a PEM block,
  * which the loader keeps as the field "PEM".

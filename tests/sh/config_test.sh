@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/config_test.sh - the provider's openssl.cnf section, every key with a
+# tests/sh/config_test.sh - the provider's openssl.cnf section, every key with a
 # good and a bad value, and an unknown key. A good value: cptprov is listed
 # by `openssl list -providers` and computes a digest. A bad value or an
 # unknown key: cptprov is not activated, and the message on stderr names the
@@ -31,7 +31,7 @@ case_() {
 		fi
 	else
 		local key=${lines%% =*} value=${lines#*= }
-		if [ -n "${KEY:-}" ]; then key=$KEY value=$VALUE; fi
+		if [ -n "${KEY:-}" ]; then key=$KEY value=${VALUE:-}; fi
 		if [ $listed -eq 0 ] && grep -q "$key" <<<"$out" && grep -qF "\"$value\"" <<<"$out"; then
 			passed=$((passed + 1))
 		else

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/fault_test.sh - cptprov while the simulated device fails.
+# tests/sh/fault_test.sh - cptprov while the simulated device fails.
 #
 # For each fault kind (error completions, stalled engines, latency spikes,
 # device resets, a ring that stays full, wrong RSA CRT halves, no device at
@@ -13,13 +13,13 @@
 #                 nothing wrong is released).
 # Then, with all the faults at once and the fallback on, the differential
 # harnesses (digests, HMAC, signatures, key exchange, AES-GCM) and the TLS
-# exchanges of tls_test.sh (sync and SSL_MODE_ASYNC servers) must pass
+# exchanges of tests/sh/tls_test.sh (sync and SSL_MODE_ASYNC servers) must pass
 # unchanged: the faults are invisible to the application.
 #
 # Every fault_test run prints a "summary:" line; this script ends with
 # "N passed, N failed".
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.." || exit
 B=${CPTPROV_BUILD:-build}
 log=$(mktemp -d /tmp/cptprov-faults.XXXXXX)
 trap 'rm -rf "$log"' EXIT
@@ -107,7 +107,7 @@ step gcm_test-faults "$B/gcm_test" --provider cptprov --provider-path "$PWD/$B" 
 # alert under a sequence number the client does not expect, so the client
 # reports a bad record MAC: the connection is lost, not silently wrong.
 tls_fallback_off() (
-	. tests/lib.sh
+	. tests/sh/lib.sh
 	local t conf port srv ok=0 failed_clean=0 hung=0 i rc
 	t=$(mktemp -d "$log/tls.XXXXXX")
 	conf=$t/openssl.cnf
@@ -117,12 +117,12 @@ faults = error:every=5;stall:every=23"
 	OPENSSL_CONF=/dev/null openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
 		-keyout "$t/k.pem" -out "$t/c.pem" -subj /CN=localhost -days 1 >/dev/null 2>&1
 	port=$(cpt_free_port)
-	env -u CPTPROV_FAULTS -u CPTPROV_FALLBACK -u CPTPROV_CPU_THRESHOLD OPENSSL_CONF=$conf timeout 120 openssl s_server -accept "$port" \
+	env -u CPTPROV_FAULTS -u CPTPROV_FALLBACK -u CPTPROV_CPU_THRESHOLD OPENSSL_CONF="$conf" timeout 120 openssl s_server -accept "$port" \
 		-cert "$t/c.pem" -key "$t/k.pem" -www -quiet >"$t/srv.log" 2>&1 &
 	srv=$!
 	cpt_wait_listen "$port" 10 || true
 	for i in $(seq 12); do
-		echo "GET / HTTP/1.0" | env -u CPTPROV_FAULTS -u CPTPROV_FALLBACK -u CPTPROV_CPU_THRESHOLD OPENSSL_CONF=$conf timeout 20 \
+		echo "GET / HTTP/1.0" | env -u CPTPROV_FAULTS -u CPTPROV_FALLBACK -u CPTPROV_CPU_THRESHOLD OPENSSL_CONF="$conf" timeout 20 \
 			openssl s_client -connect "127.0.0.1:$port" -quiet >"$t/cli.$i.log" 2>&1
 		rc=$?
 		if [ $rc -eq 124 ] || [ $rc -ge 128 ]; then
@@ -147,6 +147,6 @@ faults = error:every=5;stall:every=23"
 	fi
 )
 step tls-fallback-off tls_fallback_off
-step tls-faults env TLS_TEST_CASES="tls13-aes256gcm tls12-aes128gcm tls13-aes256gcm-async tls12-aes128gcm-async tls13-aes128gcm-ecdsa" tests/tls_test.sh
+step tls-faults env TLS_TEST_CASES="tls13-aes256gcm tls12-aes128gcm tls13-aes256gcm-async tls12-aes128gcm-async tls13-aes128gcm-ecdsa" tests/sh/tls_test.sh
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/tls_test.sh - TLS through cptprov at both ends.
+# tests/sh/tls_test.sh - TLS through cptprov at both ends.
 #
 # openssl s_server and s_client both run with an OPENSSL_CONF that loads the
 # default provider and cptprov (with stats_dir) and prefers cptprov
@@ -28,7 +28,7 @@
 #             (a tag computed the same wrong way at both ends still matches).
 #             Only the cptprov end's statistics are checked.
 #
-# Usage: tests/tls_test.sh [-v] [-k]     (-k keeps the temp dir)
+# Usage: tests/sh/tls_test.sh [-v] [-k]     (-k keeps the temp dir)
 # Env:   CPTPROV_BUILD (default build/), TLS_TEST_CASES (space separated
 #        subset of case names), OPENSSL (default openssl)
 
@@ -175,6 +175,7 @@ run_case() {
         port=$(cpt_free_port)
         SRV_PIDF=$d/server.pid
         rm -f "$SRV_PIDF"
+        # shellcheck disable=SC2016 # the inner shell expands them
         (cd "$WWW" && OPENSSL_CONF=$srv_conf exec timeout -k 2 40 \
             sh -c 'echo $$ >"$0"; exec "$@"' "$SRV_PIDF" \
             "$OPENSSL" s_server -accept "127.0.0.1:$port" \
@@ -296,7 +297,7 @@ run_case() {
         sed 's/^/    server: /' "$d/server.err" | head -n 20
         [ "$mode" = download ] && grep -a 'BLOCK' "$d/server.out" | sort | uniq -c | sed 's/^/    server:/'
     fi
-    if [ $VERBOSE = 1 ]; then
+    if [ "$VERBOSE" = 1 ]; then
         cpt_stats_show "$STATS" "$srv_pid" | sed 's/^/    server /'
         cpt_stats_show "$STATS" "$cli_pid" | sed 's/^/    client /'
     fi

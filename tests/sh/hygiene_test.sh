@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# tests/hygiene_test.sh - what git tracks is source: no executable or
+# tests/sh/hygiene_test.sh - what git tracks is source: no executable or
 # shared object (ELF), no libFuzzer finding outside the corpus, nothing
-# over 1 MiB (build outputs committed by mistake were 8-16 MB binaries).
+# over 1 MiB (build outputs committed by mistake were 8-16 MB binaries);
+# and every C harness and shell test is run by a line of tests/tests.list
+# (one left out of the table would silently never run).
 # Ends with "N passed, N failed".
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.." || exit
 passed=0 failed=0
 check() { # description, offending files...
 	local what=$1
@@ -29,6 +31,18 @@ done
 check "tracked ELF files (build output)" "${elf[@]}"
 check "tracked files over 1 MiB" "${big[@]}"
 check "tracked fuzz findings outside tests/fuzz/corpus" "${finds[@]}"
+# The programs of the table's "needs" column and the words of its commands.
+listed=" $(awk '!/^[[:space:]]*(#|$)/ { gsub(",", " ", $3); printf "%s ", $3; for (i = 6; i <= NF; i++) printf "%s ", $i }' tests/tests.list)"
+unlisted=()
+for f in tests/*.c tests/c/*.c tests/fuzz/*.c tests/*_test.sh tests/sh/*_test.sh; do
+	[ -e "$f" ] || continue
+	case $f in
+	tests/c/common.c) ;;
+	*.c) n=${f##*/} && [[ $listed == *" ${n%.c} "* ]] || unlisted+=("$f") ;;
+	*) [[ $listed == *" $f "* ]] || unlisted+=("$f") ;;
+	esac
+done
+check "tests no line of tests/tests.list runs" "${unlisted[@]}"
 echo "${#files[@]} tracked files checked"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/speed_test.sh - `openssl speed` through cptprov.
+# tests/sh/speed_test.sh - `openssl speed` through cptprov.
 #
 #   plain         speed -evp aes-256-gcm with -provider flags
 #   multi2        the same with -multi 2: the children fork after the parent
@@ -19,7 +19,7 @@
 # Each run is `-seconds 1 -bytes 65536` under `timeout`; the figures must
 # parse and be > 0.
 #
-# Usage: tests/speed_test.sh [-v] [-k]
+# Usage: tests/sh/speed_test.sh [-v] [-k]
 # Env:   CPTPROV_BUILD (default build/), SPEED_TEST_CASES (subset), OPENSSL
 
 set -u
@@ -59,6 +59,7 @@ run_speed() {
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
     shift
     t0=$(date +%s%N)
+    # shellcheck disable=SC2016 # the inner shell expands them
     env "${envs[@]}" timeout -k 3 "$LIMIT" sh -c 'echo $$ >"$0"; exec "$@"' "$pidf" \
         "$OPENSSL" speed "$@" >"$log" 2>&1 </dev/null
     RC=$?
@@ -101,7 +102,7 @@ finish_case() {
         cpt_fail "$name" "$(printf '%s; ' "${errs[@]}")(${ELAPSED_MS} ms)"
         grep -v '^\(compiler\|CPUINFO\|version\|built\|options\):' "$log" | tail -n 15 | sed 's/^/    /'
     fi
-    [ $VERBOSE = 1 ] && grep -v '^\(compiler\|CPUINFO\)' "$log" | sed 's/^/    | /'
+    [ "$VERBOSE" = 1 ] && grep -v '^\(compiler\|CPUINFO\)' "$log" | sed 's/^/    | /'
 }
 
 # --- runs with -provider flags ---------------------------------------------
@@ -166,13 +167,13 @@ conf_case() {
             fi
         done
         if [ "$good" -lt "$children" ]; then
-            errs+=("$good child stats files with device > 0, expected $children (files: $(ls "$sd" | tr '\n' ' '))")
+            errs+=("$good child stats files with device > 0, expected $children (files: $(find "$sd" -mindepth 1 -maxdepth 1 -printf '%f '))")
         else
             extra="child pids ${others[*]} each with device > 0"
         fi
     fi
     finish_case "$name" "$T/$name.log" "$extra"
-    if [ $VERBOSE = 1 ]; then
+    if [ "$VERBOSE" = 1 ]; then
         for p in $(cpt_stats_pids "$sd"); do cpt_stats_show "$sd" "$p" | sed 's/^/    /'; done
     fi
 }
@@ -193,7 +194,7 @@ threshold_case() {
     fi
     mkdir -p "$sd"
     cpt_write_config "$conf" "$sd" "" "$line"
-    if ! OPENSSL_CONF=$conf CPTPROV_CPU_THRESHOLD= timeout 60 "$OPENSSL" speed -propquery provider=cptprov \
+    if ! OPENSSL_CONF=$conf CPTPROV_CPU_THRESHOLD='' timeout 60 "$OPENSSL" speed -propquery provider=cptprov \
         -elapsed -seconds 1 -bytes 64 -evp aes-128-ctr >"$T/$name.log" 2>&1; then
         cpt_fail "$name" "openssl speed failed: $(tail -2 "$T/$name.log" | tr '\n' ' ')"
         return

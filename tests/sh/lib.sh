@@ -1,4 +1,5 @@
-# tests/lib.sh - shared helpers for the cptprov shell integration tests.
+# shellcheck shell=bash
+# tests/sh/lib.sh - shared helpers for the cptprov shell integration tests.
 #
 # Source it from a test script (bash):  . "$(dirname "$0")/lib.sh"
 #
@@ -30,7 +31,7 @@ OPENSSL=${OPENSSL:-openssl}
 CPT_EXIT_CMDS=()
 
 cpt_repo_root() {
-    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 }
 
 cpt_build_dir() {
@@ -224,6 +225,7 @@ cpt_finish() {
 cpt_run_pid() {
     local pidfile=$1 secs=$2
     shift 2
+    # shellcheck disable=SC2016 # the inner shell expands them
     timeout -k 2 "$secs" sh -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@"
 }
 
@@ -279,6 +281,7 @@ while True:
 cpt_script_args() {
     local a
     for a in "$@"; do
+        # shellcheck disable=SC2034 # VERBOSE: read by the scripts that source this file
         case $a in
         -v) VERBOSE=1 ;;
         -k) CPT_KEEP_TMP=1 ;;

@@ -8,7 +8,7 @@
 # then a reload (SIGUSR2) while h2load runs, and a stop: no failed request,
 # no crash, no process left behind.
 #
-# Usage: tests/haproxy_test.sh [-v] [-k]     (-k keeps the temp dir)
+# Usage: tests/sh/haproxy_test.sh [-v] [-k]     (-k keeps the temp dir)
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -72,7 +72,8 @@ master() { cat "$T/haproxy.pid" 2>/dev/null; }
 workers() {
     local m
     m=$(master) || return 0
-    [ -n "$m" ] && pgrep -P "$m" -x haproxy 2>/dev/null || true
+    [ -n "$m" ] || return 0
+    pgrep -P "$m" -x haproxy 2>/dev/null || true
 }
 stop_haproxy() {
     local m

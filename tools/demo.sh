@@ -6,18 +6,19 @@
 #     enabled by configuration, and the counters that show it did the work
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. tests/lib.sh
+. tests/sh/lib.sh
 cpt_require_build
 
 echo "== 1. AES-256-GCM, openssl speed -elapsed, synchronous"
-tests/bench.sh -r 3 -b "1024 16384 65536" aes-256-gcm
+bench/bench.sh -r 3 -b "1024 16384 65536" aes-256-gcm
 echo
 echo "== 2. AES-256-GCM through 8 OpenSSL ASYNC jobs (openssl speed -async_jobs 8; 64 KiB, above the CPU path's threshold)"
-tests/bench.sh -r 3 -b "65536" -a 8 aes-256-gcm
+bench/bench.sh -r 3 -b "65536" -a 8 aes-256-gcm
 echo
 
 echo "== 3. TLS 1.3 with cptprov enabled through openssl.cnf"
 cpt_mktemp_dir work cptprov-demo
+# shellcheck disable=SC2154 # cpt_mktemp_dir assigns work
 stats=$work/stats
 mkdir -p "$stats"
 cpt_write_config "$work/openssl.cnf" "$stats" "?provider=cptprov"

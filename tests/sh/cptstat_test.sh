@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cptstat_test.sh - cptstat against running `openssl speed` processes.
+# tests/sh/cptstat_test.sh - cptstat against running `openssl speed` processes.
 #
 # Two `openssl speed` runs through an openssl.cnf with a stats_dir, one of
 # them with -multi 2 (a parent and two children, forked after loading):
@@ -24,8 +24,8 @@ sleep 2.5
 "$B/cptstat" -dir "$STATS" -prom >"$T/prom.txt" 2>&1
 "$B/cptstat" -dir "$STATS" -json >"$T/procs.json" 2>&1
 "$B/cptstat" -dir "$STATS" -per-process >"$T/table.txt" 2>&1
-children=$(pgrep -P "$S2" | tr '\n' ' ')
-if python3 - "$T/prom.txt" "$T/procs.json" "$S1" $children <<'PY'; then
+mapfile -t children < <(pgrep -P "$S2")
+if python3 - "$T/prom.txt" "$T/procs.json" "$S1" "${children[@]}" <<'PY'; then
 import json, re, sys
 prom, procs, pids = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), sys.argv[3:]
 sample = re.compile(r'^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? -?[0-9.e+-]+$')
@@ -38,14 +38,21 @@ for pid in pids:
     assert ops and max(ops) > 0, "no operations for pid %s" % pid
 print("cptstat: %d processes listed, %d Prometheus samples" % (len(listed), len(prom.splitlines())))
 PY
-	cpt_pass running "cptstat lists $S1 and the -multi children $children with their operations"
+	cpt_pass running "cptstat lists $S1 and the -multi children ${children[*]} with their operations"
 else
 	cpt_fail running "cptstat output: $(head -c 600 "$T/prom.txt") $(head -c 300 "$T/procs.json")"
 fi
-grep -q "processes" "$T/table.txt" && cpt_pass table "top-style table printed" || cpt_fail table "$(head -5 "$T/table.txt")"
+if grep -q "processes" "$T/table.txt"; then
+	cpt_pass table "top-style table printed"
+else
+	cpt_fail table "$(head -5 "$T/table.txt")"
+fi
 wait "$S1" "$S2"
-ls "$STATS"/cptprov-*.stats >/dev/null 2>&1 && cpt_pass files-written "the processes left their statistics areas" ||
+if ls "$STATS"/cptprov-*.stats >/dev/null 2>&1; then
+	cpt_pass files-written "the processes left their statistics areas"
+else
 	cpt_fail files-written "no statistics file at all"
+fi
 left=$("$B/cptstat" -dir "$STATS" -json)
 if [ "$left" = "null" ] && ! ls "$STATS"/cptprov-*.stats >/dev/null 2>&1; then
 	cpt_pass cleanup "the exited processes' files are gone"

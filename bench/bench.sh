@@ -2,7 +2,7 @@
 # Speed of cptprov against OpenSSL's default provider, in the same run:
 # openssl speed -elapsed -evp for each size, the two providers interleaved,
 # each point repeated; prints a markdown table of medians and ratios.
-# Usage: tests/bench.sh [-r runs] [-s seconds] [-b "sizes"] [-a async_jobs] [alg...]
+# Usage: bench/bench.sh [-r runs] [-s seconds] [-b "sizes"] [-a async_jobs] [alg...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=5 secs=1 sizes="16 64 256 1024 8192 16384" async=0

@@ -2,7 +2,7 @@
 # Public-key speed of cptprov against OpenSSL's default provider in the same
 # run: openssl speed -elapsed for each algorithm, the two providers
 # alternated, repeated; prints a markdown table of medians and ratios.
-# Usage: tests/bench_pk.sh [-r runs] [-s seconds] [-a async_jobs] [alg...]
+# Usage: bench/bench_pk.sh [-r runs] [-s seconds] [-a async_jobs] [alg...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=3 secs=2 async=0

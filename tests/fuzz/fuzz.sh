@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/fuzz.sh - the short fuzz run of make test.
+# tests/fuzz/fuzz.sh - the short fuzz run of make test.
 #
 # Each Go fuzz target of dispatch/ (DER signatures, PKCS#1 and OAEP padding,
 # OSSL_PARAM integers), of internal/tlsrec (TLS CBC record padding and MAC
@@ -12,7 +12,7 @@
 # /tmp/cptprov-fuzz-findings. A longer, coverage-guided run: make fuzz-long.
 # Ends with "N passed, N failed".
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.." || exit
 secs=${FUZZ_SECONDS:-5}
 passed=0 failed=0
 for t in dispatch:FuzzParseDERSignature dispatch:FuzzPKCS1Unpad dispatch:FuzzOAEPUnpad dispatch:FuzzParamUint64 \

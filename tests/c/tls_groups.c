@@ -3,7 +3,7 @@
  * capability, one a line: the group's TLS name and the key management it
  * needs ("x25519 X25519"). `openssl list -tls-groups` is not in OpenSSL
  * 3.0, and a handshake cannot tell which provider announced a group, so
- * tests/config_test.sh asks the provider itself what the `algorithms` key
+ * tests/sh/config_test.sh asks the provider itself what the `algorithms` key
  * left. The provider is the one OPENSSL_CONF activates, as for the openssl
  * command: none is loaded here, so a refused configuration shows.
  * Usage: OPENSSL_CONF=FILE tls_groups [PROVIDER]   (default cptprov)

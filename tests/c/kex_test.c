@@ -229,7 +229,7 @@ static void test_negative(void)
     EVP_PKEY_free(low);
 }
 
-/* Derivations inside ASYNC jobs (tests/common.c's runner, which also
+/* Derivations inside ASYNC jobs (tests/c/common.c's runner, which also
  * resumes jobs spuriously): each pauses while the device works. */
 struct job_arg {
     EVP_PKEY *key, *peer;

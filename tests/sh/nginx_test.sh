@@ -9,7 +9,7 @@
 # a reload (SIGHUP) under h2load load, and a graceful quit (SIGQUIT): no
 # failed request, no crash, no worker left behind.
 #
-# Usage: tests/nginx_test.sh [-v] [-k]     (-k keeps the temp dir)
+# Usage: tests/sh/nginx_test.sh [-v] [-k]     (-k keeps the temp dir)
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -162,7 +162,7 @@ rss_kib() { # the workers' summed RSS
 fds() {
     local p s=0
     for p in $(nginx_pids); do
-        s=$((s + $(ls "/proc/$p/fd" 2>/dev/null | wc -l)))
+        s=$((s + $(find "/proc/$p/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)))
     done
     echo "$s"
 }

@@ -4,7 +4,7 @@
 # with every update on the CPU path (threshold 1 GiB), alternated, median of
 # the runs; the ratio is device / CPU. cpu_threshold's default is the first
 # size where the device path comes within 10% of the CPU path.
-# Usage: tests/bench_crossover.sh [-r runs] [-s seconds] [-b "sizes"] [alg...]
+# Usage: bench/bench_crossover.sh [-r runs] [-s seconds] [-b "sizes"] [alg...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=3 secs=1 sizes="64 256 1024 2048 4096 8192 16384"

@@ -319,7 +319,7 @@ static void test_der(void)
     EVP_PKEY_free(k);
 }
 
-/* Signatures inside ASYNC jobs (tests/common.c's runner, with spurious
+/* Signatures inside ASYNC jobs (tests/c/common.c's runner, with spurious
  * resumes): ECDSA and RSA, each pausing while the device works. */
 struct job_arg {
     EVP_PKEY *key;
