@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cptprov: build, test, install, benchmark.
 #   make            build/cptprov.so and build/libcptgo.so
 #   make test       every test (Go unit tests, C harnesses, openssl integration;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Speed of cptprov against OpenSSL's default provider, in the same run:
 # openssl speed -elapsed -evp for each size, the two providers interleaved,
 # each point repeated; prints a markdown table of medians and ratios.

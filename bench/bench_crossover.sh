@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Where the CPU path should stop: openssl speed -elapsed -evp through
 # cptprov with every update on the device (CPTPROV_CPU_THRESHOLD=0) and
 # with every update on the CPU path (threshold 1 GiB), alternated, median of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * How much one call into cptprov's Go half costs from a plain thread stack
  * and from an OpenSSL ASYNC job's stack (a fiber). Without the stack-bounds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_ops - what an operation costs the application's thread: signs (or
  * derives) with a provider, synchronously or as ASYNC jobs, counting the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Public-key speed of cptprov against OpenSSL's default provider in the same
 # run: openssl speed -elapsed for each algorithm, the two providers
 # alternated, repeated; prints a markdown table of medians and ratios.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_stitched - TLS record throughput of the stitched ciphers, which
  * openssl speed does not measure (its -evp loop runs them without an AAD:

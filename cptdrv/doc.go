@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cptdrv is the driver side of a CPT (cryptographic accelerator of
 // Marvell OCTEON chips) as cptprov models it: instruction queues in host
 // memory, 64-byte instructions, result areas written by the device, and a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package dispatch gives each OSSL_DISPATCH operation of cptprov its
 // OpenSSL semantics (parameters, IV rules, TLS record handling, errors) and
 // turns it into CPT instructions for the driver.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SHA-512/224 and SHA-512/256 on libcrypto's low-level SHA512 functions:
  * SHA-512 with the initial values of FIPS 180-4 section 5.3.6, truncated.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The algorithms cptprov offers: the `algorithms` key of its openssl.cnf
  * section, applied once at activation to the static tables of every

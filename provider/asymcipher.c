@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Asymmetric ciphers (RSA encryption): the generic skeleton over the key
  * objects of keymgmt.c. The exponentiation runs on the device, through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The bridge to OpenSSL ASYNC jobs. Inside a job an operation submits its
  * instruction (a quick call into Go that never waits), then pauses here, in

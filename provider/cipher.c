@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Ciphers: one generic skeleton; each algorithm is a row of parameters and a
  * dispatch table built by CPTPROV_CIPHER(). The semantics live in Go

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The cipher skeleton's parts (cipher.c), shared between its files:
  * cipher_stream.c, the CPU path of the unauthenticated ciphers;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * AEADs (AES-GCM, ChaCha20-Poly1305): a whole message runs on one side,
  * chosen at its first data update (below the threshold, the twin); AAD

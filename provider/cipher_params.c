@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The ciphers' parameters that need no Go: the static ones (get_params, the
  * lists of what is gettable and settable, as OpenSSL's own ciphers list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The CPU path of the unauthenticated ciphers: below the provider's
  * cpu_threshold an update runs on the calling CPU in a twin context of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The provider's configuration: the keys of its openssl.cnf section, read
  * through the core's get_params (strings only, at load time: no Go here),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The interface between cptprov.so (C, loaded by OpenSSL) and libcptgo.so
  * (Go, loaded on first use). Both sides include this header; the Go side

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cptprov: the C side of the provider (what OpenSSL loads). */
 #ifndef CPTPROV_H
 #define CPTPROV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Digests: one generic skeleton; each algorithm is a row built by
  * CPTPROV_DIGEST(). A message is hashed on the device, or, when its first

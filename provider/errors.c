@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Errors reach the application through the core's error upcalls. */
 #include <pthread.h>
 #include <stdarg.h>

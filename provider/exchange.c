@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Key exchange: one generic skeleton over the key objects of keymgmt.c. The
  * derivation runs on the device, asynchronously inside an ASYNC job.

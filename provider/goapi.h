@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The entry points of libcptgo.so: this list is the one place they are
  * named. From it come struct cptgo_api (what the C side calls) and the

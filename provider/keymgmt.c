@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Key management: one generic skeleton; each key type is a row built by
  * CPTPROV_KEYMGMT(). Key objects are C memory whose state Go lays out, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Loading the Go half (libcptgo.so) lazily, in the process that needs it.
  *

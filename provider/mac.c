@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * HMAC as an EVP_MAC. Over the digests cptprov implements, a message goes to
  * the device's HMAC mode when its first update reaches the family's

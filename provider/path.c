@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The CPU path's mechanism (path.h): moving the state between the sides,
  * finals, the twins' life and the cache of what they are made from.

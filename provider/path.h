@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The CPU path: one mechanism for every symmetric family (ciphers, AEADs,
  * digests, HMAC, the stitched ciphers).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The provider entry point. Everything here runs at load or configuration
  * time, possibly in a parent that forks workers afterwards: it must not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Signatures: one generic skeleton; each scheme is a row built by
  * CPTPROV_SIGNATURE(). Signing and verification run on the device (through

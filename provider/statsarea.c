@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The per-process statistics area (struct cpt_stats_area in cptabi.h): a
  * file in stats_dir mapped shared, whose counters both halves update in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The stitched TLS ciphers AES-128/256-CBC-HMAC-SHA1/SHA256, which libssl
  * swaps in for TLS 1.0 to 1.2 CBC suites without encrypt-then-MAC: it sets

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package simulator is a software CPT: engine groups of goroutines that fetch
 // instructions from the driver's queues, execute them, write the result area
 // and raise the completion, with deterministic fault injection for tests.

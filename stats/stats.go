@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package stats keeps cptprov's per-process counters. With a statistics
 // directory they live in the process's statistics area, a small file
 // stats_dir/cptprov-<pid>.stats mapped shared (Area, the twin of struct

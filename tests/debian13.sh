@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/debian13.sh - the whole suite on Debian 13 (trixie): OpenSSL 3.5,
 # nginx 1.26, haproxy 3.0, gcc 14 (make test-debian13, in .ci/run).
 #

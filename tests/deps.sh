@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what building and testing cptprov needs on Debian 12, as root via
 # apt-get; as another user it names what is missing and stops.
 set -euo pipefail

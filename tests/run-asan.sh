@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The C side under AddressSanitizer (with leak detection): cptprov.so and the
 # gcm, sym, chachapoly, md, mac, stitched, kex, sig, pk_kat, params and rsakey harnesses rebuilt with -fsanitize=address into
 # build/asan/, next to the same libcptgo.so, then differential runs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one C harness (with any further arguments) against cptprov with a
 # fresh stats directory, removed afterwards (so the harness is not exec'd:
 # the trap must outlive it); the provider from CPTPROV_BUILD (default

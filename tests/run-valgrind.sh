@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The C side under valgrind's memcheck: a few differential harnesses with
 # small iteration counts (valgrind runs them some 30 times slower), the
 # provider's C code, the harnesses and libcrypto checked for invalid reads

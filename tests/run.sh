@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test group of cptprov and ends with one line "N passed, N failed"
 # summing them all. The tests are the lines of tests/tests.list. Groups: go
 # (unit tests, -race), c (C harnesses loading the provider into libcrypto),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The demo: cptprov on the simulated CPT next to OpenSSL's default provider.
 #  1. AES-256-GCM speed through both providers (openssl speed -elapsed, 3 runs, median)
 #  2. the same through OpenSSL ASYNC jobs (-async_jobs 8)

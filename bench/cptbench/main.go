@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command cptbench measures cptprov against OpenSSL's default provider on
 // this machine, side by side in the same run and interleaved, and writes a
 // report with charts to bench/results/<date>-<host>/ (report.md, *.png).

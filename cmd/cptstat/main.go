@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command cptstat shows what cptprov is doing in the processes that use it,
 // without touching them: each process keeps its counters in a small file
 // of its own in the statistics directory (stats_dir; /dev/shm/cptprov is a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cabi checks that the Go copies of C layouts and lists agree with
 // C, where the compiler cannot: dispatch reads and writes OpenSSL's
 // OSSL_PARAM arrays in place through dispatch.Param, a Go struct written to

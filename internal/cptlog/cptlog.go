@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cptlog writes cptprov's log: one line per notable event (the
 // device starting, the circuit breaker opening or closing, device
 // failures), at or above a configured level, to a configured file, and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package process is the device side of one host process: it builds the
 // device from the backend the configuration names, opens the two driver
 // queues over it (symmetric and asymmetric engine groups), and runs the

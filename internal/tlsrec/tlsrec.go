@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package tlsrec is the arithmetic of MAC-then-encrypt TLS CBC records that
 // both sides of cptprov need: the driver (dispatch, which opens plain CBC
 // records for libssl) and the device's engines (simulator, whose chained

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Compile-time agreement of the numbers and layouts the C side shares with
 // the Go packages: each line fails the build when its two sides differ.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The asymmetric cipher exports: RSA encryption and decryption through
 // dispatch.AsymCipher.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The cipher exports: symmetric ciphers, AEADs and the stitched
 // AES-CBC-HMAC ciphers, all through dispatch.Cipher.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The key exchange export: ECDH and X25519 derivations.
 
 package main

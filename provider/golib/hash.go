@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The digest and HMAC exports: messages hashed on the device.
 
 package main

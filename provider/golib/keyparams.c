@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * C helpers of the key exports (keys.go), here because a Go file with
  * //export may only declare C in its preamble (cgo copies it into

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The key management exports: import, export, parameters, validation and
 // generation of the key types dispatch.KeyType implements.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command golib is built as libcptgo.so (-buildmode=c-shared): the Go half
 // of cptprov. cptprov.so loads it on the first operation that needs the
 // device, in the process that runs the operation, so that no Go runtime

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The signature exports: RSA and ECDSA signing, verification and
 // recovery through dispatch.Signature.
 

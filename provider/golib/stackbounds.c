@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Go asks for the calling thread's stack bounds (pthread_getattr_np) on
  * every call into Go made from a stack it does not know, which is every call

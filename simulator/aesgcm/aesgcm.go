@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package aesgcm implements streaming AES-GCM (SP 800-38D) for the
 // simulated crypto accelerator.
 //

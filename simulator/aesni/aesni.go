@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package aesni is the AES arithmetic of the simulated symmetric engines
 // for CBC and CTR: AES-NI in amd64 assembly. Go's crypto/cipher runs CBC a
 // block at a time through an interface, which keeps CBC encryption at two

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package asym implements the arithmetic of the asymmetric engine group (AE)
 // of the simulated OCTEON CPT accelerator.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The engines' big-number arithmetic where OpenSSL's assembly is faster
  * than Go's: constant-time modular exponentiation (AVX-512 IFMA for two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Big-number arithmetic of the engines on libcrypto's public API (bn.c). */
 #ifndef CPT_ASYM_BN_H
 #define CPT_ASYM_BN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include <openssl/crypto.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package chachax is the engines' ChaCha20 and ChaCha20-Poly1305:
 // libcrypto's implementation (AVX-512/AVX2 assembly, 5.3 GB/s for ChaCha20
 // on this project's CPU against 0.5 GB/s for golang.org/x/crypto's generic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef CPT_CHACHAX_H
 #define CPT_CHACHAX_H
 #include <stddef.h>

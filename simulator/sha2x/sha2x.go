@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package sha2x is the engines' SHA-384 and SHA-512 family: libcrypto's
 // SHA512 implementation (AVX2 assembly), through its public low-level API,
 // because Go's is 16% slower on this project's CPU. The running state is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * abandon_test.c - what haproxy does with ssl-mode-async, on purpose.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * callback_test.c - ASYNC jobs notified through the wait context's callback
  * (OpenSSL's callback mode, ASYNC_WAIT_CTX_set_callback) instead of an fd.

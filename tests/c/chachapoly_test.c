@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * chachapoly_test - ChaCha20-Poly1305 of the provider under test against
  * OpenSSL's default provider: RFC 8439 vectors; random keys, nonces, AAD

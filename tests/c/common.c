@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * common.c - shared helpers for the cptprov C test harnesses (see common.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * common.h - shared helpers for the cptprov C test harnesses.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ctxconfig_test - cptprov in several library contexts of one process. The
  * device, its queues, log and statistics area are one per process, set up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fault_test.c - cptprov while the device misbehaves (CPTPROV_FAULTS).
  *

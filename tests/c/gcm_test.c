@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gcm_test.c - AES-GCM conformance harness for an OpenSSL 3 provider.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Key exchange through cptprov against OpenSSL's default provider, for
  * X25519 and ECDH on P-192, P-224, P-256, P-384 and P-521: RFC 7748

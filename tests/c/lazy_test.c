@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Nothing OpenSSL calls at load or configuration time may start the Go
  * runtime (a runtime started before fork() is dead in the children). This

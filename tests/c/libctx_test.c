@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libctx_test - cptprov in a library context of the application's own,
  * with the default library context holding only the null provider (as

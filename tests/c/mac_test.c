@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mac_test - HMAC of the provider under test over SHA-1 and SHA-2 against
  * OpenSSL's default provider: random keys (empty to longer than a block)

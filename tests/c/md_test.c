@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * md_test - the digests of the provider under test (SHA-1 and SHA-2)
  * against OpenSSL's default provider: random messages (0 bytes to 1 MiB) in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A Go panic inside cptprov must become an OpenSSL error, never a dead host.
  * For each exported entry point, a child process is executed with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * params_test - the parameters of RSA encryption (PKCS#1 v1.5, OAEP, none,
  * TLS) and RSA signatures (PKCS#1 v1.5, PSS, none) driven through cptprov

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pk_kat_test - public-key known-answer tests through the provider under test
  * (cptprov by default), every vector first run against OpenSSL's default

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rsakey_test.c - hostile RSA keys, against the default provider.
  *

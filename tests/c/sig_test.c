@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ECDSA (P-192 to P-521), RSA signatures (PKCS#1 v1.5, PSS) and RSA
  * encryption (PKCS#1 v1.5, OAEP with labels, none, the TLS pre-master secret

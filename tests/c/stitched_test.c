@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stitched_test - the stitched TLS ciphers AES-128/256-CBC-HMAC-SHA1/SHA256
  * of the provider under test against OpenSSL's default provider, driven the

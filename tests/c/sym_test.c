@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sym_test - the unauthenticated ciphers of the provider under test
  * (AES-CBC, AES-CTR, DES-EDE3-CBC, ChaCha20) against OpenSSL's default provider:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Prints the TLS groups a provider advertises through its TLS-GROUP
  * capability, one a line: the group's TLS name and the key management it

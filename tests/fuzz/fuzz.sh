@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/fuzz/fuzz.sh - the short fuzz run of make test.
 #
 # Each Go fuzz target of dispatch/ (DER signatures, PKCS#1 and OAEP padding,

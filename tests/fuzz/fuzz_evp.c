@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_evp.c - random inputs through EVP into cptprov, differentially.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/sh/config_test.sh - the provider's openssl.cnf section, every key with a
 # good and a bad value, and an unknown key. A good value: cptprov is listed
 # by `openssl list -providers` and computes a digest. A bad value or an

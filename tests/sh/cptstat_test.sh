@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/sh/cptstat_test.sh - cptstat against running `openssl speed` processes.
 #
 # Two `openssl speed` runs through an openssl.cnf with a stats_dir, one of

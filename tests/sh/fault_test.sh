@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/sh/fault_test.sh - cptprov while the simulated device fails.
 #
 # For each fault kind (error completions, stalled engines, latency spikes,

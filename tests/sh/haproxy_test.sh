@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # haproxy_test.sh - Debian's unmodified haproxy in master-worker mode (-W),
 # nbthread 2 and ssl-mode-async, terminating TLS in front of a local HTTP
 # backend, with cptprov enabled by openssl.cnf alone. curl fetches files of

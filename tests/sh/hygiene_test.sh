@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/sh/hygiene_test.sh - what git tracks is source: no executable or
 # shared object (ELF), no libFuzzer finding outside the corpus, nothing
 # over 1 MiB (build outputs committed by mistake were 8-16 MB binaries);
 # and every C harness and shell test is run by a line of tests/tests.list
-# (one left out of the table would silently never run).
+# (one left out of the table would silently never run); every source file
+# and script names its licence (an SPDX line near its top).
 # Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit
@@ -19,7 +21,7 @@ check() { # description, offending files...
 	fi
 }
 mapfile -d '' files < <(git ls-files -z)
-elf=() big=() finds=()
+elf=() big=() finds=() nolicence=()
 for f in "${files[@]}"; do
 	[ -f "$f" ] || continue
 	[ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ] && elf+=("$f")
@@ -27,10 +29,16 @@ for f in "${files[@]}"; do
 	case $f in
 	crash-* | leak-* | timeout-* | oom-* | */crash-* | */leak-*) finds+=("$f") ;;
 	esac
+	case $f in
+	*.c | *.h | *.go | *.s | *.sh | *.def | Makefile | .ci/run)
+		head -n 5 "$f" | grep -q 'SPDX-License-Identifier: Apache-2.0' || nolicence+=("$f")
+		;;
+	esac
 done
 check "tracked ELF files (build output)" "${elf[@]}"
 check "tracked files over 1 MiB" "${big[@]}"
 check "tracked fuzz findings outside tests/fuzz/corpus" "${finds[@]}"
+check "source files without an SPDX licence line" "${nolicence[@]}"
 # The programs of the table's "needs" column and the words of its commands.
 listed=" $(awk '!/^[[:space:]]*(#|$)/ { gsub(",", " ", $3); printf "%s ", $3; for (i = 6; i <= NF; i++) printf "%s ", $i }' tests/tests.list)"
 unlisted=()

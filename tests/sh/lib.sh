@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # tests/sh/lib.sh - shared helpers for the cptprov shell integration tests.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # nginx_test.sh - Debian's unmodified nginx with cptprov enabled by
 # openssl.cnf alone (OPENSSL_CONF, default_properties = ?provider=cptprov):
 # a master and two workers, RSA-2048 and ECDSA P-256 certificates, TLS 1.2

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/sh/speed_test.sh - `openssl speed` through cptprov.
 #
 #   plain         speed -evp aes-256-gcm with -provider flags

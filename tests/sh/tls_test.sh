@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/sh/tls_test.sh - TLS through cptprov at both ends.
 #
 # openssl s_server and s_client both run with an OPENSSL_CONF that loads the

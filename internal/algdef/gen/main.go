@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gen writes dispatch/algorithms_gen.go from provider/algorithms.def
 // (go generate ./dispatch, and make, run it).
 package main

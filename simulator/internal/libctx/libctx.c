@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The library context of the simulated device's libcrypto code (ChaCha20
  * through EVP, the big-number and P-256 arithmetic, whose BN_CTX and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package libctx holds the simulated device's OpenSSL library context
 // (libctx.c): the engines' libcrypto code (simulator/chachax,
 // simulator/asym) takes everything it fetches or draws from it, never from

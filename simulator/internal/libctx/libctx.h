@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated device's library context (libctx.c). */
 #ifndef CPT_SIM_LIBCTX_H
 #define CPT_SIM_LIBCTX_H

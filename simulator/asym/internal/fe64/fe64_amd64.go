@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build amd64 && !purego
 
 // Package fe64 is X25519's field arithmetic mod 2^255-19 in amd64
