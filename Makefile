@@ -16,8 +16,8 @@ BUILD   := build
 MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\(.*\)"/\1/p')
 
 PROV_SRC := $(wildcard provider/*.c)
-PROV_HDR := $(wildcard provider/*.h) provider/algorithms.def
-GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -path './bench/*.c' -not -name '*_test.go') dispatch/algorithms_gen.go go.mod
+PROV_HDR := $(wildcard provider/*.h) provider/algorithms.def provider/reasons.def
+GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -path './bench/*.c' -not -name '*_test.go') dispatch/algorithms_gen.go dispatch/reasons_gen.go go.mod
 # The C programs the tests run: the "needs" column of tests/tests.list.
 TEST_BIN := $(addprefix $(BUILD)/,$(shell awk '!/^[[:space:]]*(\#|$$)/ && $$3 != "-" { n = split($$3, a, ","); for (i = 1; i <= n; i++) print a[i] }' tests/tests.list | sort -u))
 TEST_CC   = $(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/c -o $@ $< tests/c/common.c -lcrypto -lpthread
@@ -49,15 +49,18 @@ $(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) $(wildcard include/*.h) $(BUILD)/li
 # header's hash in CGO_CFLAGS makes a changed cptabi.h rebuild the package.
 # Its header, libcptgo.h (cgo's prototypes of the exports), is kept for
 # cptprov.so's build.
-$(BUILD)/libcptgo.so $(BUILD)/libcptgo.h &: $(GO_SRC) provider/cptabi.h provider/algorithms.def | $(BUILD)
-	CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -DCPT_ABI_HASH=$$(cat provider/cptabi.h provider/algorithms.def | sha256sum | cut -c1-16)" \
+$(BUILD)/libcptgo.so $(BUILD)/libcptgo.h &: $(GO_SRC) provider/cptabi.h provider/algorithms.def provider/reasons.def | $(BUILD)
+	CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -DCPT_ABI_HASH=$$(cat provider/cptabi.h provider/algorithms.def provider/reasons.def | sha256sum | cut -c1-16)" \
 	$(GO) build -buildmode=c-shared -trimpath \
 		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic"' -o $(BUILD)/libcptgo.so ./provider/golib
 
 # Go's copy of the algorithm list, committed (dispatch's tests fail when it
 # is out of date with the list).
 dispatch/algorithms_gen.go: provider/algorithms.def $(wildcard internal/algdef/*.go internal/algdef/gen/*.go)
-	cd dispatch && $(GO) generate -run algdef .
+	cd dispatch && $(GO) generate -run 'algorithms\.def' .
+# The same for the reasons.
+dispatch/reasons_gen.go: provider/reasons.def $(wildcard internal/algdef/*.go internal/algdef/gen/*.go)
+	cd dispatch && $(GO) generate -run 'reasons\.def' .
 
 # C harnesses (tests/c), the fuzz harness (tests/fuzz) and the benchmark
 # programs (bench), each linked with the harnesses' common code.

@@ -22,90 +22,37 @@
 #define CPT_PENDING 2 /* submitted; the outcome arrives through the notifier */
 
 /*
- * Reason codes (dispatch.Reason*) and the strings OpenSSL prints for them,
- * the one list both come from. Where OpenSSL's default provider raises a
- * reason for the same condition, cptprov raises the same number and string:
- * PROV_R_* (proverr.h), RSA_R_* (rsaerr.h) where the default's error comes
- * from libcrypto's RSA code and no PROV_R_ number here has it, and the
- * common ERR_R_* reasons with their flags (err.h); applications and
- * evp_test match on them. cptprov's own reasons, and OpenSSL strings whose
- * number another entry holds, are numbered from 1000: above every library
- * reason of OpenSSL, below its flag bits.
+ * Reason codes (dispatch.Reason*), from the list in reasons.def. The flags
+ * are OpenSSL's (err.h): ERR_RFLAG_COMMON, and ERR_R_FATAL with
+ * ERR_RFLAG_FATAL too.
  */
-#define CPT_R_COMMON(n) ((n) | (3 << 18)) /* ERR_RFLAG_COMMON | ERR_RFLAG_FATAL */
-#define CPT_REASONS(X)                                                                  \
-    X(CPT_R_BAD_DECRYPT, 100, "bad decrypt")                                            \
-    X(CPT_R_OPERATION_FAILED, 102, "cipher operation failed")                           \
-    X(CPT_R_INVALID_KEY_LENGTH, 105, "invalid key length")                              \
-    X(CPT_R_OUTPUT_TOO_SMALL, 106, "output buffer too small")                           \
-    X(CPT_R_WRONG_FINAL_BLOCK_LENGTH, 107, "wrong final block length")                  \
-    X(CPT_R_INVALID_AAD, 108, "invalid aad")                                            \
-    X(CPT_R_INVALID_IV_LENGTH, 109, "invalid iv length")                                \
-    X(CPT_R_INVALID_TAG, 110, "invalid tag")                                            \
-    X(CPT_R_INVALID_SALT_LENGTH, 112, "invalid salt length")                            \
-    X(CPT_R_MISSING_KEY, 114, "no key set")                                             \
-    X(CPT_R_INVALID_DIGEST, 122, "invalid digest")                                      \
-    X(CPT_R_TOO_MANY_RECORDS, 126, "too many records")                                  \
-    X(CPT_R_NOT_SUPPORTED, 136, "not supported")                                        \
-    X(CPT_R_BAD_LENGTH, 142, "bad length")                                              \
-    X(CPT_R_INVALID_KEY, 158, "invalid key")                                            \
-    X(CPT_R_BAD_TLS_CLIENT_VERSION, 161, "bad tls client version")                      \
-    X(CPT_R_FAILED_TO_DECRYPT, 162, "failed to decrypt")                                \
-    X(CPT_R_ILLEGAL_OR_UNSUPPORTED_PADDING_MODE, 165, "illegal or unsupported padding mode") \
-    X(CPT_R_INVALID_DIGEST_LENGTH, 166, "invalid digest length")                        \
-    X(CPT_R_INVALID_MGF1_MD, 167, "invalid mgf1 md")                                    \
-    X(CPT_R_INVALID_PADDING_MODE, 168, "invalid padding mode")                          \
-    X(CPT_R_KEY_SIZE_TOO_SMALL, 171, "key size too small")                              \
-    X(CPT_R_PSS_SALTLEN_TOO_SMALL, 172, "pss saltlen too small")                        \
-    X(CPT_R_DIGEST_NOT_ALLOWED, 174, "digest not allowed")                              \
-    X(CPT_R_OPERATION_NOT_SUPPORTED_FOR_THIS_KEYTYPE, 178,                              \
-        "operation not supported for this keytype")                                     \
-    X(CPT_R_INVALID_SIGNATURE_SIZE, 179, "invalid signature size")                      \
-    X(CPT_R_XOF_DIGESTS_NOT_ALLOWED, 183, "xof digests not allowed")                    \
-    X(CPT_R_INVALID_X931_DIGEST, 170, "invalid x931 digest")                            \
-    X(CPT_R_NOT_A_PUBLIC_KEY, 220, "not a public key")                                  \
-    X(CPT_R_NOT_A_PRIVATE_KEY, 221, "not a private key")                                \
-    X(CPT_R_INVALID_PRIVATE_KEY, 123, "invalid private key") /* EC_R_ */                \
-    X(CPT_R_MISSING_PRIVATE_KEY, 125, "missing private key") /* EC_R_ */                \
-    X(CPT_R_FAILED_TO_SET_PARAMETER, 104, "failed to set parameter")                    \
-    X(CPT_R_OAEP_DECODING_ERROR, 121, "oaep decoding error") /* RSA_R_ */               \
-    X(CPT_R_DATA_TOO_LARGE_FOR_MODULUS, 132, "data too large for modulus") /* RSA_R_ */ \
-    X(CPT_R_UNKNOWN_PADDING_TYPE, 118, "unknown padding type") /* RSA_R_ */             \
-    X(CPT_R_PKCS_DECODING_ERROR, 159, "pkcs decoding error") /* RSA_R_ */               \
-    X(CPT_R_INTERNAL, CPT_R_COMMON(259), "internal error") /* ERR_R_INTERNAL_ERROR */   \
-    X(CPT_R_UNSUPPORTED, 268 | (2 << 18), "unsupported") /* ERR_R_UNSUPPORTED */        \
-    X(CPT_R_MISSING_IV, 1000, "no iv set")                                              \
-    X(CPT_R_BAD_PARAMETER, 1001, "bad parameter")                                       \
-    X(CPT_R_DEVICE_ERROR, 1002, "device error")                                         \
-    X(CPT_R_DEVICE_UNAVAILABLE, 1003, "device unavailable")                             \
-    X(CPT_R_WRONG_STATE, 1004, "operation not allowed in this state")                   \
-    X(CPT_R_QUEUE_FULL, 1005, "device queue full")                                      \
-    X(CPT_R_AUTH_FAILED, 1006, "authentication failed")                                 \
-    X(CPT_R_TIMEOUT, 1007, "device timeout")                                            \
-    X(CPT_R_VERIFY_FAILED, 1008, "signature verification failed")                       \
-    X(CPT_R_BAD_CONFIG, 1009, "bad configuration") /* C side only: the configuration */ \
-    X(CPT_R_DATA_TOO_LARGE_FOR_KEY_SIZE, 1010, "data too large for key size") /* RSA_R_ 110 */ \
-    X(CPT_R_DATA_TOO_SMALL_FOR_KEY_SIZE, 1011, "data too small for key size") /* RSA_R_ 122 */ \
-    X(CPT_R_DATA_GREATER_THAN_MOD_LEN, 1012, "data greater than mod len") /* RSA_R_ 108 */ \
-    X(CPT_R_DIGEST_TOO_BIG_FOR_RSA_KEY, 1013, "digest too big for rsa key") /* RSA_R_ 112 */ \
-    X(CPT_R_POINT_IS_NOT_ON_CURVE, 1014, "point is not on curve") /* EC_R_ 107 */        \
-    X(CPT_R_POINT_AT_INFINITY, 1015, "point at infinity") /* EC_R_ 106 */ \
-    X(CPT_R_BAD_E_VALUE, 101, "bad e value") /* RSA_R_ */ \
-    X(CPT_R_D_E_NOT_CONGRUENT_TO_1, 1019, "d e not congruent to 1") /* RSA_R_ 123 */ \
-    X(CPT_R_DMP1_NOT_CONGRUENT_TO_D, 124, "dmp1 not congruent to d") /* RSA_R_ */ \
-    X(CPT_R_DMQ1_NOT_CONGRUENT_TO_D, 1020, "dmq1 not congruent to d") /* RSA_R_ 125 */ \
-    X(CPT_R_N_DOES_NOT_EQUAL_P_Q, 127, "n does not equal p q") /* RSA_R_ */ \
-    X(CPT_R_P_NOT_PRIME, 128, "p not prime") /* RSA_R_ */ \
-    X(CPT_R_Q_NOT_PRIME, 129, "q not prime") /* RSA_R_ */ \
-    X(CPT_R_VALUE_MISSING, 147, "value missing") /* RSA_R_ */ \
-    X(CPT_R_WRONG_SIGNATURE_LENGTH, 119, "wrong signature length") /* RSA_R_ */ \
-    X(CPT_R_PUB_EXPONENT_OUT_OF_RANGE, 1016, "pub exponent out of range") /* RSA_R_ 178 */ \
-    X(CPT_R_IQMP_NOT_INVERSE_OF_Q, 1017, "iqmp not inverse of q") /* RSA_R_ 126 */ \
-    X(CPT_R_INVALID_MODULUS, 1018, "invalid modulus") /* RSA_R_ 174 */ \
-    X(CPT_R_INVALID_LENGTH, 181, "invalid length") /* RSA_R_ */ \
-    X(CPT_R_PARAM_OF_INCOMPATIBLE_TYPE, 1021, "param of incompatible type") /* CRYPTO_R_ 129 */
-#define CPT_R_ENUM(name, num, str) name = (num),
-enum cpt_reason { CPT_REASONS(CPT_R_ENUM) };
+#define CPT_R_COMMON(n) ((n) | (2 << 18))
+#define CPT_R_FATAL(n) (CPT_R_COMMON(n) | (1 << 18))
+enum cpt_reason {
+#define CPT_REASON(ID, num, string) CPT_R_##ID = (num),
+#define CPT_COMMON_REASON(ID, num, string) CPT_R_##ID = CPT_R_COMMON(num),
+#define CPT_FATAL_REASON(ID, num, string) CPT_R_##ID = CPT_R_FATAL(num),
+#include "reasons.def"
+};
+/*
+ * How many reasons there are and the sum of their numbers: the Go library's
+ * build compares them with Go's copy of the list, so that a library built
+ * from a stale copy does not build.
+ */
+enum {
+#define CPT_REASON(ID, num, string) +1
+#define CPT_COMMON_REASON(ID, num, string) +1
+#define CPT_FATAL_REASON(ID, num, string) +1
+    CPT_R_COUNT = 0
+#include "reasons.def"
+};
+enum {
+#define CPT_REASON(ID, num, string) +CPT_R_##ID
+#define CPT_COMMON_REASON(ID, num, string) +CPT_R_##ID
+#define CPT_FATAL_REASON(ID, num, string) +CPT_R_##ID
+    CPT_R_SUM = 0
+#include "reasons.def"
+};
 
 /*
  * Algorithm ids (dispatch.Alg*, dispatch.MD*), from the list in

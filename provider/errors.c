@@ -12,9 +12,11 @@ static OSSL_FUNC_core_new_error_fn *c_new_error;
 static OSSL_FUNC_core_set_error_debug_fn *c_set_error_debug;
 static OSSL_FUNC_core_vset_error_fn *c_vset_error;
 
-#define CPT_R_ITEM(name, num, str) { (name), (str) },
 const OSSL_ITEM cptprov_reason_strings[] = {
-    CPT_REASONS(CPT_R_ITEM)
+#define CPT_REASON(ID, num, string) { CPT_R_##ID, (string) },
+#define CPT_COMMON_REASON CPT_REASON
+#define CPT_FATAL_REASON CPT_REASON
+#include "reasons.def"
     { 0, NULL }
 };
 

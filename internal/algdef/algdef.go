@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package algdef reads provider/algorithms.def, the one list of the
-// symmetric algorithms cptprov runs on the device, and writes Go's copy of
-// it (dispatch/algorithms_gen.go). The C side includes the file as an
-// X-macro list; this package reads the same lines, and refuses any line
-// that the C preprocessor could read differently (conditionals, includes,
-// macros of its own, rows spread over lines), so that both sides see one
-// list.
+// Package algdef reads the provider's X-macro lists and writes Go's copies
+// of them: provider/algorithms.def, the symmetric algorithms cptprov runs
+// on the device (dispatch/algorithms_gen.go), and provider/reasons.def, the
+// reason codes it raises (dispatch/reasons_gen.go). The C side includes
+// each file as an X-macro list; this package reads the same lines, and
+// refuses any line that the C preprocessor could read differently
+// (conditionals, includes, macros of its own, rows spread over lines), so
+// that both sides see one list.
 package algdef
 
 import (
@@ -80,9 +81,12 @@ const (
 	str   = 's'
 )
 
-// rows are the macros of the file and their arguments, as the file's own
-// default definitions spell them (checked when read).
-var rows = map[string]struct{ params, kinds string }{
+// rowSet is the row macros of a file and their arguments, as the file's
+// own default definitions spell them (checked when read).
+type rowSet map[string]struct{ params, kinds string }
+
+// algRows are algorithms.def's row macros.
+var algRows = rowSet{
 	"CPT_FAMILY":       {"family, threshold", "in"},
 	"CPT_COUNTER_BASE": {"ID, num", "in"},
 	"CPT_CIPHER":       {"ID, num, name, aliases, family, keylen", "inssin"},
@@ -101,13 +105,18 @@ var (
 
 // ParseFile reads the list at path.
 func ParseFile(path string) (*List, error) {
+	return parseFile(path, Parse)
+}
+
+func parseFile[T any](path string, parse func([]byte) (T, error)) (T, error) {
+	var zero T
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	l, err := Parse(b)
+	l, err := parse(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil
 }
@@ -116,8 +125,28 @@ func ParseFile(path string) (*List, error) {
 // every family and digest named by a row defined, every slot below
 // MaxSlots and used once.
 func Parse(src []byte) (*List, error) {
+	l := &List{}
+	if err := readRows(src, algRows, l.add); err != nil {
+		return nil, err
+	}
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// row is a row of a file: its macro and its arguments by kind, in order.
+type row struct {
+	macro string
+	ids   []string
+	nums  []int
+	strs  []string
+}
+
+// readRows reads a file of the row macros of set, passing each row to add.
+func readRows(src []byte, set rowSet, add func(row) error) error {
 	if bytes.Contains(comment.ReplaceAll(src, nil), []byte("//")) {
-		return nil, fmt.Errorf("// comments are not allowed: /* */ only")
+		return fmt.Errorf("// comments are not allowed: /* */ only")
 	}
 	// Comments become blanks with their newlines, so that lines keep
 	// their numbers.
@@ -129,71 +158,76 @@ func Parse(src []byte) (*List, error) {
 			return ' '
 		}, c)
 	})
-	l := &List{}
 	for i, line := range strings.Split(string(text), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
 		}
-		if err := l.line(line); err != nil {
-			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		r, err := set.line(line)
+		if err == nil && r.macro != "" {
+			err = add(r)
+		}
+		if err != nil {
+			return fmt.Errorf("line %d: %w", i+1, err)
 		}
 	}
-	if err := l.check(); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return nil
 }
 
-func (l *List) line(line string) error {
+// line reads one line: a row, or a directive (an empty row).
+func (set rowSet) line(line string) (row, error) {
 	if strings.HasSuffix(line, `\`) {
-		return fmt.Errorf("continued line: a row is one line")
+		return row{}, fmt.Errorf("continued line: a row is one line")
 	}
 	if strings.HasPrefix(line, "#") {
-		return directiveLine(line)
+		return row{}, set.directiveLine(line)
 	}
 	m := rowLine.FindStringSubmatch(line)
 	if m == nil {
-		return fmt.Errorf("not a row: %q", line)
+		return row{}, fmt.Errorf("not a row: %q", line)
 	}
-	r, ok := rows[m[1]]
+	r, ok := set[m[1]]
 	if !ok {
-		return fmt.Errorf("unknown row %s", m[1])
+		return row{}, fmt.Errorf("unknown row %s", m[1])
 	}
 	args, err := splitArgs(m[2])
 	if err != nil {
-		return fmt.Errorf("%s: %w", m[1], err)
+		return row{}, fmt.Errorf("%s: %w", m[1], err)
 	}
 	if len(args) != len(r.kinds) {
-		return fmt.Errorf("%s: %d arguments, want %d (%s)", m[1], len(args), len(r.kinds), r.params)
+		return row{}, fmt.Errorf("%s: %d arguments, want %d (%s)", m[1], len(args), len(r.kinds), r.params)
 	}
-	var ids []string
-	var nums []int
-	var strs []string
+	out := row{macro: m[1]}
 	for j, a := range args {
 		switch r.kinds[j] {
 		case ident:
 			if !identArg.MatchString(a) {
-				return fmt.Errorf("%s: argument %d (%s) is not an identifier: %s", m[1], j+1, r.params, a)
+				return row{}, fmt.Errorf("%s: argument %d (%s) is not an identifier: %s", m[1], j+1, r.params, a)
 			}
-			ids = append(ids, a)
+			out.ids = append(out.ids, a)
 		case num:
 			if !numArg.MatchString(a) {
-				return fmt.Errorf("%s: argument %d (%s) is not a number: %s", m[1], j+1, r.params, a)
+				return row{}, fmt.Errorf("%s: argument %d (%s) is not a number: %s", m[1], j+1, r.params, a)
 			}
 			n, err := strconv.Atoi(a)
 			if err != nil {
-				return err
+				return row{}, err
 			}
-			nums = append(nums, n)
+			out.nums = append(out.nums, n)
 		case str:
 			if !strArg.MatchString(a) {
-				return fmt.Errorf("%s: argument %d (%s) is not a plain string: %s", m[1], j+1, r.params, a)
+				return row{}, fmt.Errorf("%s: argument %d (%s) is not a plain string: %s", m[1], j+1, r.params, a)
 			}
-			strs = append(strs, a[1:len(a)-1])
+			out.strs = append(out.strs, a[1:len(a)-1])
 		}
 	}
-	switch m[1] {
+	return out, nil
+}
+
+// add takes a row of algorithms.def.
+func (l *List) add(r row) error {
+	ids, nums, strs := r.ids, r.nums, r.strs
+	switch r.macro {
 	case "CPT_FAMILY":
 		l.Families = append(l.Families, Family{ids[0], nums[0]})
 	case "CPT_COUNTER_BASE":
@@ -223,7 +257,7 @@ func (l *List) line(line string) error {
 
 // directiveLine accepts the file's own default definitions of its row
 // macros, which expand to nothing, and nothing else.
-func directiveLine(line string) error {
+func (set rowSet) directiveLine(line string) error {
 	m := directive.FindStringSubmatch(line)
 	if m == nil {
 		return fmt.Errorf("directive not allowed: %q", line)
@@ -235,7 +269,7 @@ func directiveLine(line string) error {
 		}
 		return nil
 	}
-	r, ok := rows[name]
+	r, ok := set[name]
 	if !ok {
 		return fmt.Errorf("directive for an unknown macro: %q", line)
 	}

@@ -9,12 +9,34 @@ import (
 )
 
 func readDef(t *testing.T) string {
+	return readFile(t, "../../provider/algorithms.def")
+}
+
+func readFile(t *testing.T, path string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../provider/algorithms.def")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// edit is a change of a real list and the error parsing it must give.
+type edit struct{ old, new, err string }
+
+// refuses applies each edit alone to src and checks that parse fails with
+// the edit's error.
+func refuses(t *testing.T, src string, parse func([]byte) error, edits []edit) {
+	t.Helper()
+	for _, c := range edits {
+		if !strings.Contains(src, c.old) {
+			t.Fatalf("the list has no %q", c.old)
+		}
+		err := parse([]byte(strings.Replace(src, c.old, c.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%q: error %v, want %q", c.new, err, c.err)
+		}
+	}
 }
 
 func TestParseList(t *testing.T) {
@@ -36,7 +58,7 @@ func TestParseList(t *testing.T) {
 func TestParseRefuses(t *testing.T) {
 	const gcm = `CPT_CIPHER(AES_128_GCM, 1, "AES-128-GCM", ":id-aes128-GCM:2.16.840.1.101.3.4.1.6", aes_gcm, 16)`
 	const sha1 = `CPT_DIGEST(SHA1, 1, "SHA1", ":SHA-1:SSL3-SHA1:1.3.14.3.2.26", sha1, hmac, 20, 64)`
-	for _, c := range []struct{ old, new, err string }{
+	refuses(t, readDef(t), func(b []byte) error { _, err := Parse(b); return err }, []edit{
 		{gcm, "#if 0\n" + gcm + "\n#endif", "directive not allowed"},
 		{gcm, `#include "x.def"`, "directive not allowed"},
 		{gcm, "#define CPT_AES(n) CPT_CIPHER(n)", "unknown macro"},
@@ -55,14 +77,5 @@ func TestParseRefuses(t *testing.T) {
 		{sha1, strings.Replace(sha1, "SHA1, 1,", "SHA1, 8,", 1), "reaches the HMAC slots"},
 		{"aes_cbc_hmac, 16, SHA1)", "aes_cbc_hmac, 16, MD5)", "unknown digest MD5"},
 		{"#define CPT_FAMILY(family, threshold)", "#define CPT_FAMILY(family, threshold) x", "empty expansion"},
-	} {
-		src := readDef(t)
-		if !strings.Contains(src, c.old) {
-			t.Fatalf("the list has no %q", c.old)
-		}
-		_, err := Parse([]byte(strings.Replace(src, c.old, c.new, 1)))
-		if err == nil || !strings.Contains(err.Error(), c.err) {
-			t.Errorf("%q: error %v, want %q", c.new, err, c.err)
-		}
-	}
+	})
 }
