@@ -244,19 +244,18 @@ static void *keygen_init(void *provctx, const struct cptprov_keytype *kt, int se
 static void *cptprov_keygen(void *vg, OSSL_CALLBACK *cb, void *cbarg)
 {
     struct cptprov_keygen *g = vg;
-    struct cpt_status st = { 0, "" };
     struct cptprov_key *k;
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
     (void)cb;
     (void)cbarg;
     GO_OR_FAIL(g->prov, api);
     if ((k = key_new(g->prov, g->kt)) == NULL)
         return NULL;
-    n = cptprov_async_begin();
-    rc = api->keygen(g->kt->id, g->state, k->state, g->selection, n, &st);
-    if (!cptprov_finish(g->prov, rc, n, NULL, &st, "keygen")) {
+    cptprov_call_begin(&call, g->prov, api, 1);
+    if (!cptprov_finish(&call,
+            api->keygen(g->kt->id, g->state, k->state, g->selection, call.n, &call.st), NULL,
+            "keygen")) {
         cptprov_key_free(k);
         return NULL;
     }
