@@ -101,16 +101,26 @@ func (ecdsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {
 	return (*ecdsaCtx)(st).update(data)
 }
 
+// sigRoom is the start of both signing calls: done with the largest
+// signature's length for a size query (a nil sig), or with an error for a
+// buffer too small for it.
+func sigRoom(k *ecKey, sig unsafe.Pointer, sigsize int) (int, bool, *Error) {
+	maxLen := k.c().maxSigLen()
+	if sig == nil {
+		return maxLen, true, nil
+	}
+	if sigsize < maxLen {
+		return 0, true, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, maxLen)
+	}
+	return maxLen, false, nil
+}
+
 // Sign signs a digest (tbs) with the key; with a nil sig it reports the
 // largest signature.
 func (ecdsaSig) Sign(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, tbs []byte, w Waiter) (int, bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
-	maxLen := k.c().maxSigLen()
-	if sig == nil {
-		return maxLen, false, nil
-	}
-	if sigsize < maxLen {
-		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, maxLen)
+	if n, done, err := sigRoom(k, sig, sigsize); done {
+		return n, false, err
 	}
 	if err := c.checkDigestLen(tbs); err != nil {
 		return 0, false, err
@@ -198,12 +208,8 @@ func (cv *curve) deviceHash(hash []byte) []byte {
 // SignFinal signs the hashed message.
 func (ecdsaSig) SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, w Waiter) (int, bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
-	maxLen := k.c().maxSigLen()
-	if sig == nil {
-		return maxLen, false, nil
-	}
-	if sigsize < maxLen {
-		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, maxLen)
+	if n, done, err := sigRoom(k, sig, sigsize); done {
+		return n, false, err
 	}
 	h, err := c.messageHash()
 	if err != nil {
