@@ -102,20 +102,26 @@ func (b blockCipher) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, key
 
 // instruction builds an FC instruction for the context.
 func (b blockCipher) instruction(c *blockCtx) cptdrv.Instruction {
-	var flags uint16
-	if c.startPending {
+	return fcInstruction(b.device, &c.dev, c.enc, &c.startPending, 0)
+}
+
+// fcInstruction is a MajorFC instruction for engine device on the context
+// dev, in the direction enc, with flags; a start the stream still owes
+// the device goes with it and is then no longer owed.
+func fcInstruction(device uint16, dev *cptdrv.CipherContext, enc bool, startPending *bool, flags uint16) cptdrv.Instruction {
+	if *startPending {
 		flags |= cptdrv.FlagStart
-		c.startPending = false
+		*startPending = false
 	}
 	minor := uint8(cptdrv.MinorDec)
-	if c.enc {
+	if enc {
 		minor = cptdrv.MinorEnc
 	}
 	return cptdrv.Instruction{
 		Op:     cptdrv.Op(cptdrv.MajorFC, minor),
-		Param1: b.device,
+		Param1: device,
 		Param2: flags,
-		CPtr:   uintptr(unsafe.Pointer(&c.dev)),
+		CPtr:   uintptr(unsafe.Pointer(dev)),
 	}
 }
 
