@@ -164,7 +164,7 @@ func (ec) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Err
 			return e
 		}
 	} else if priv != nil {
-		if e := ecPublic(env, k, nil); e != nil {
+		if _, e := ecPublic(env, k, nil); e != nil {
 			return e
 		}
 	}
@@ -175,19 +175,9 @@ func (ec) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Err
 }
 
 // ecPublic computes k's public point on the device.
-func ecPublic(env *Env, k *ecKey, w Waiter) *Error {
+func ecPublic(env *Env, k *ecKey, w Waiter) (bool, *Error) {
 	c := k.c()
-	inst := cptdrv.Instruction{
-		Op:     cptdrv.Op(cptdrv.MajorECC, cptdrv.MinorECCFixed),
-		Param1: c.dev,
-		DPtr:   uintptr(unsafe.Pointer(&k.priv[0])), DLen: uint32(c.byteLen),
-		RPtr: uintptr(unsafe.Pointer(&k.pub[0])), RLen: uint32(1 + 2*c.byteLen),
-	}
-	_, _, err := run(env.AE, env.algCounters(algEC, "EC"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
-		k.head.Has |= KeyHasPublic
-		return 0, nil
-	}))
-	return err
+	return fixedBase(env, &k.head, c.dev, k.priv[:c.byteLen], k.pub[:1+2*c.byteLen], algEC, "EC", w)
 }
 
 func (ec) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *Error) {
@@ -310,7 +300,7 @@ func (ec) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 		defer env.putScratch(mem)
 		check := (*ecKey)(unsafe.Pointer(&mem[0]))
 		check.curve, check.priv = k.curve, k.priv
-		if err := ecPublic(env, check, nil); err != nil {
+		if _, err := ecPublic(env, check, nil); err != nil {
 			return err
 		}
 		if subtle.ConstantTimeCompare(check.pubBytes(), k.pubBytes()) != 1 {
@@ -382,17 +372,7 @@ func (ec) Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter) (b
 		return false, errorf(ReasonOperationFailed, "drawing an EC key: %v", err)
 	}
 	k.head.Has |= KeyHasPrivate
-	inst := cptdrv.Instruction{
-		Op:     cptdrv.Op(cptdrv.MajorECC, cptdrv.MinorECCFixed),
-		Param1: c.dev,
-		DPtr:   uintptr(unsafe.Pointer(&k.priv[0])), DLen: uint32(c.byteLen),
-		RPtr: uintptr(unsafe.Pointer(&k.pub[0])), RLen: uint32(1 + 2*c.byteLen),
-	}
-	_, pending, err := run(env.AE, env.algCounters(algEC, "EC"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
-		k.head.Has |= KeyHasPublic
-		return 0, nil
-	}))
-	return pending, err
+	return ecPublic(env, k, w)
 }
 
 // Derive computes the ECDH shared secret, the x coordinate of priv·peer,

@@ -66,7 +66,7 @@ func (x25519) Import(env *Env, st unsafe.Pointer, selection int, params Params) 
 		k.head.Has |= KeyHasPrivate
 		if pub == nil {
 			// The public key follows from the private one.
-			if e := x25519Public(env, k); e != nil {
+			if _, e := x25519Public(env, k, nil); e != nil {
 				clear(k.priv[:])
 				k.head.Has = 0
 				return e
@@ -88,19 +88,9 @@ func x25519Octets(p *Param, name string) ([]byte, *Error) {
 	return v, nil
 }
 
-// x25519Public computes k's public key on the device, synchronously.
-func x25519Public(env *Env, k *x25519Key) *Error {
-	inst := cptdrv.Instruction{
-		Op:     cptdrv.Op(cptdrv.MajorECC, cptdrv.MinorECCFixed),
-		Param1: cptdrv.CurveX25519,
-		DPtr:   uintptr(unsafe.Pointer(&k.priv[0])), DLen: x25519Len,
-		RPtr: uintptr(unsafe.Pointer(&k.pub[0])), RLen: x25519Len,
-	}
-	_, _, err := run(env.AE, env.algCounters(algX25519, "X25519"), &inst, nil, finishFunc(func(cptdrv.Result) (int, *Error) {
-		k.head.Has |= KeyHasPublic
-		return 0, nil
-	}))
-	return err
+// x25519Public computes k's public key on the device.
+func x25519Public(env *Env, k *x25519Key, w Waiter) (bool, *Error) {
+	return fixedBase(env, &k.head, cptdrv.CurveX25519, k.priv[:], k.pub[:], algX25519, "X25519", w)
 }
 
 func (x25519) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *Error) {
@@ -190,7 +180,7 @@ func (x25519) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 		defer env.putScratch(mem)
 		check := (*x25519Key)(unsafe.Pointer(&mem[0]))
 		check.priv = k.priv
-		if err := x25519Public(env, check); err != nil {
+		if _, err := x25519Public(env, check, nil); err != nil {
 			return err
 		}
 		if subtle.ConstantTimeCompare(check.pub[:], k.pub[:]) != 1 {
@@ -231,17 +221,7 @@ func (x25519) Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter
 	k.priv[31] &= 127
 	k.priv[31] |= 64
 	k.head.Has = KeyHasPrivate
-	inst := cptdrv.Instruction{
-		Op:     cptdrv.Op(cptdrv.MajorECC, cptdrv.MinorECCFixed),
-		Param1: cptdrv.CurveX25519,
-		DPtr:   uintptr(unsafe.Pointer(&k.priv[0])), DLen: x25519Len,
-		RPtr: uintptr(unsafe.Pointer(&k.pub[0])), RLen: x25519Len,
-	}
-	_, pending, err := run(env.AE, env.algCounters(algX25519, "X25519"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
-		k.head.Has |= KeyHasPublic
-		return 0, nil
-	}))
-	return pending, err
+	return x25519Public(env, k, w)
 }
 
 // Derive computes X25519(priv, peer pub) on the device; an all-zero result
