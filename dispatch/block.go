@@ -343,8 +343,7 @@ func (b blockCipher) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outs
 
 func (b blockCipher) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*blockCtx)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "keylen":
 			err = setUint(p, name, uint64(b.keyLen))
@@ -373,15 +372,13 @@ func (b blockCipher) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *E
 				err = errorf(ReasonBadParameter, "parameter %q must be an octet string", name)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (b blockCipher) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*blockCtx)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "padding":
 			v, ok := p.Uint64()
@@ -423,9 +420,8 @@ func (b blockCipher) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *E
 				c.tlsMacSize = v
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // ExportStream hands the stream over to the CPU path.

@@ -113,8 +113,7 @@ func (ec) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Err
 	k := (*ecKey)(st)
 	var c *curve
 	var pub, priv []byte
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	err := params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "group":
 			c, err = ecGroupParam(p)
@@ -133,7 +132,7 @@ func (ec) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Err
 		case "p", "a", "b", "generator", "order":
 			err = errorf(ReasonBadParameter, "explicit EC parameters are not supported: use a named group")
 		}
-		return err == nil
+		return err
 	})
 	if err != nil {
 		return err
@@ -199,13 +198,12 @@ func (ec) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *Error
 func (ec) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	k := (*ecKey)(st)
 	c := k.c()
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if c == nil {
 			if name == "bits" || name == "group" || name == "encoded-pub-key" {
 				err = errorf(ReasonMissingKey, "EC key without a group")
 			}
-			return err == nil
+			return err
 		}
 		switch name {
 		case "bits":
@@ -233,15 +231,13 @@ func (ec) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "parameter %q: buffer too small", name)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (ec) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	k := (*ecKey)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if name == "encoded-pub-key" {
 			v, ok := p.Octets()
 			switch {
@@ -255,9 +251,8 @@ func (ec) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = k.setPub(env, v)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (ec) Match(a, b unsafe.Pointer, selection int) bool {
@@ -328,8 +323,7 @@ func ecCheckPoint(env *Env, k *ecKey) *Error {
 
 func (ec) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
 	g := (*ecGen)(gen)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "group":
 			var c *curve
@@ -341,9 +335,8 @@ func (ec) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "only the uncompressed point format is supported")
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // GenSetTemplate takes the group of a template key.

@@ -54,8 +54,7 @@ func (ecdsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdNa
 
 func (ecdsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*ecdsaCtx)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "digest":
 			err = c.setDigest(env, p, "ECDSA")
@@ -65,16 +64,14 @@ func (ecdsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "parameter \"digest-size\" does not match the digest")
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (ecdsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*ecdsaCtx)(st)
 	d := digestByID(c.md)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "digest":
 			if d != nil && !p.SetUTF8(d.names[0]) {
@@ -91,9 +88,8 @@ func (ecdsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "parameter \"algorithm-id\": buffer too small")
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // Update hashes more of the message.

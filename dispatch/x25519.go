@@ -42,8 +42,7 @@ func (x25519) Import(env *Env, st unsafe.Pointer, selection int, params Params) 
 		return errorf(ReasonBadParameter, "X25519 import needs the public or the private key selected")
 	}
 	var pub, priv []byte
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	err := params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "pub":
 			pub, err = x25519Octets(p, name)
@@ -52,7 +51,7 @@ func (x25519) Import(env *Env, st unsafe.Pointer, selection int, params Params) 
 				priv, err = x25519Octets(p, name)
 			}
 		}
-		return err == nil
+		return err
 	})
 	if err != nil {
 		return err
@@ -107,8 +106,7 @@ func (x25519) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *E
 
 func (x25519) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	k := (*x25519Key)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "bits":
 			err = setUint(p, name, 253)
@@ -127,16 +125,14 @@ func (x25519) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "parameter %q: buffer of %d bytes for 32", name, p.DataSize)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // SetParams takes a peer's public key (TLS key shares arrive this way).
 func (x25519) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	k := (*x25519Key)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if name == "encoded-pub-key" {
 			var v []byte
 			if v, err = x25519Octets(p, name); err == nil {
@@ -145,9 +141,8 @@ func (x25519) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				k.head = KeyHead{Type: KeyX25519, Has: KeyHasPublic}
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (x25519) Match(a, b unsafe.Pointer, selection int) bool {
@@ -191,16 +186,14 @@ func (x25519) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 }
 
 func (x25519) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if name == "group" {
 			if v, ok := p.UTF8(); !ok || !strings.EqualFold(v, "x25519") {
 				err = errorf(ReasonBadParameter, "X25519 key generation only knows the group \"x25519\"")
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // GenSetTemplate has nothing to take: X25519 has no domain parameters.
