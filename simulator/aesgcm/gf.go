@@ -54,27 +54,22 @@ func mulX(a elem) elem {
 // x^(127-j) and becomes x^(135-j) = x^(7-j)·(x^7+x^2+x+1), which is 0xe100
 // shifted right by 7-j in the top 16 bits of hi. red4 is the same for four
 // bits (multiplication by x^4).
-var red8, red4 = func() (r8 [256]uint64, r4 [16]uint64) {
-	for r := range 256 {
+var red8, red4 = [256]uint64(reductions(8)), [16]uint64(reductions(4))
+
+// reductions is the table for n bits shifted out: red8 or red4.
+func reductions(n int) []uint64 {
+	t := make([]uint64, 1<<n)
+	for r := range t {
 		var v uint64
-		for j := range 8 {
+		for j := range n {
 			if r>>j&1 != 0 {
-				v ^= 0xe100 >> (7 - j)
+				v ^= 0xe100 >> (n - 1 - j)
 			}
 		}
-		r8[r] = v << 48
+		t[r] = v << 48
 	}
-	for r := range 16 {
-		var v uint64
-		for j := range 4 {
-			if r>>j&1 != 0 {
-				v ^= 0xe100 >> (3 - j)
-			}
-		}
-		r4[r] = v << 48
-	}
-	return
-}()
+	return t
+}
 
 // mulTable multiplies by one fixed element q, eight bits at a time (Shoup's
 // method with 8-bit tables). For a byte v in GCM order (bit 0x80 is x^0,
