@@ -86,21 +86,22 @@ type mulTable struct {
 }
 
 func (t *mulTable) init(q elem) {
-	fillTable(&t.hi, q)
+	fillTable(t.hi[:], q)
 	for range 64 {
 		q = mulX(q)
 	}
-	fillTable(&t.lo, q)
+	fillTable(t.lo[:], q)
 }
 
-// fillTable sets t[v] = poly(v)·q.
-func fillTable(t *[256]elem, q elem) {
+// fillTable sets t[v] = poly(v)·q for the 8-bit (256 entries) or 4-bit
+// (16) values v, the top bit of v being x^0.
+func fillTable(t []elem, q elem) {
 	t[0] = elem{}
-	for bit := 0x80; bit > 0; bit >>= 1 {
+	for bit := len(t) / 2; bit > 0; bit >>= 1 {
 		t[bit] = q
 		q = mulX(q)
 	}
-	for i := 3; i < 256; i++ {
+	for i := 3; i < len(t); i++ {
 		low := i & -i
 		if low != i {
 			t[i] = t[low].xor(t[i^low])
@@ -141,7 +142,7 @@ func (t *ctrTable) init(q elem) {
 	for range 96 {
 		q = mulX(q)
 	}
-	fillTable((*[256]elem)(t), q)
+	fillTable(t[:], q)
 }
 
 // mulLow32 returns (0^96 || c)·q.
@@ -166,17 +167,7 @@ func (t *ctrTable) mulLow32(c uint32) elem {
 // than it saves.
 func mulGeneric(a, b elem) elem {
 	var t [16]elem
-	v := b
-	for bit := 8; bit > 0; bit >>= 1 {
-		t[bit] = v
-		v = mulX(v)
-	}
-	for i := 3; i < 16; i++ {
-		low := i & -i
-		if low != i {
-			t[i] = t[low].xor(t[i^low])
-		}
-	}
+	fillTable(t[:], b)
 	z := elem{}
 	for i, w := range [2]uint64{a.lo, a.hi} {
 		for j := range 16 {
