@@ -99,23 +99,10 @@ func (c *aeadCore) setKey(env *Env, a aeadAlg, key []byte) *Error {
 // instruction builds an FC instruction for this context carrying whatever
 // the message still owes the device (start, buffered AAD).
 func (c *aeadCore) instruction(a aeadAlg, flags uint16) cptdrv.Instruction {
-	if c.startPending {
-		flags |= cptdrv.FlagStart
-		c.startPending = false
-	}
 	if c.dev.AADLen > 0 {
 		flags |= cptdrv.FlagCtxAAD
 	}
-	minor := uint8(cptdrv.MinorDec)
-	if c.enc {
-		minor = cptdrv.MinorEnc
-	}
-	return cptdrv.Instruction{
-		Op:     cptdrv.Op(cptdrv.MajorFC, minor),
-		Param1: a.device,
-		Param2: flags,
-		CPtr:   uintptr(unsafe.Pointer(&c.dev)),
-	}
+	return fcInstruction(a.device, &c.dev, c.enc, &c.startPending, flags)
 }
 
 // after says what an operation does with a successful completion.

@@ -104,20 +104,26 @@ func (b blockCipher) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, key
 
 // instruction builds an FC instruction for the context.
 func (b blockCipher) instruction(c *blockCtx) cptdrv.Instruction {
-	var flags uint16
-	if c.startPending {
+	return fcInstruction(b.device, &c.dev, c.enc, &c.startPending, 0)
+}
+
+// fcInstruction is a MajorFC instruction for engine device on the context
+// dev, in the direction enc, with flags; a start the stream still owes
+// the device goes with it and is then no longer owed.
+func fcInstruction(device uint16, dev *cptdrv.CipherContext, enc bool, startPending *bool, flags uint16) cptdrv.Instruction {
+	if *startPending {
 		flags |= cptdrv.FlagStart
-		c.startPending = false
+		*startPending = false
 	}
 	minor := uint8(cptdrv.MinorDec)
-	if c.enc {
+	if enc {
 		minor = cptdrv.MinorEnc
 	}
 	return cptdrv.Instruction{
 		Op:     cptdrv.Op(cptdrv.MajorFC, minor),
-		Param1: b.device,
+		Param1: device,
 		Param2: flags,
-		CPtr:   uintptr(unsafe.Pointer(&c.dev)),
+		CPtr:   uintptr(unsafe.Pointer(dev)),
 	}
 }
 
@@ -339,8 +345,7 @@ func (b blockCipher) Final(env *Env, st unsafe.Pointer, out unsafe.Pointer, outs
 
 func (b blockCipher) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*blockCtx)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "keylen":
 			err = setUint(p, name, uint64(b.keyLen))
@@ -369,15 +374,13 @@ func (b blockCipher) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *E
 				err = errorf(ReasonBadParameter, "parameter %q must be an octet string", name)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (b blockCipher) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*blockCtx)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "padding":
 			v, ok := p.Uint64()
@@ -419,9 +422,8 @@ func (b blockCipher) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *E
 				c.tlsMacSize = v
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // ExportStream hands the stream over to the CPU path.

@@ -135,11 +135,10 @@ func (x chachaPoly) tlsRecord(env *Env, c *chachaPolyCtx, out unsafe.Pointer, ou
 func (x chachaPoly) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*chachaPolyCtx)(st)
 	c.sync()
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if done, e := c.getParam(x.aeadAlg, name, p); done {
 			err = e
-			return err == nil
+			return err
 		}
 		switch name {
 		case "ivlen":
@@ -147,19 +146,17 @@ func (x chachaPoly) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Er
 		case "taglen":
 			err = setUint(p, name, uint64(c.sh.TagLen))
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (x chachaPoly) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*chachaPolyCtx)(st)
 	c.sync()
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if done, e := c.setParam(x.aeadAlg, name, p); done {
 			err = e
-			return err == nil
+			return err
 		}
 		switch name {
 		case "ivlen":
@@ -182,9 +179,8 @@ func (x chachaPoly) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Er
 				c.msgOpen = false
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // Dup gives a byte copy of a context its own device state: the engine

@@ -115,8 +115,7 @@ func (ec) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Err
 	k := (*ecKey)(st)
 	var c *curve
 	var pub, priv []byte
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	err := params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "group":
 			c, err = ecGroupParam(p)
@@ -135,7 +134,7 @@ func (ec) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Err
 		case "p", "a", "b", "generator", "order":
 			err = errorf(ReasonBadParameter, "explicit EC parameters are not supported: use a named group")
 		}
-		return err == nil
+		return err
 	})
 	if err != nil {
 		return err
@@ -166,7 +165,7 @@ func (ec) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Err
 			return e
 		}
 	} else if priv != nil {
-		if e := ecPublic(env, k, nil); e != nil {
+		if _, e := ecPublic(env, k, nil); e != nil {
 			return e
 		}
 	}
@@ -177,19 +176,9 @@ func (ec) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Err
 }
 
 // ecPublic computes k's public point on the device.
-func ecPublic(env *Env, k *ecKey, w Waiter) *Error {
+func ecPublic(env *Env, k *ecKey, w Waiter) (bool, *Error) {
 	c := k.c()
-	inst := cptdrv.Instruction{
-		Op:     cptdrv.Op(cptdrv.MajorECC, cptdrv.MinorECCFixed),
-		Param1: c.dev,
-		DPtr:   uintptr(unsafe.Pointer(&k.priv[0])), DLen: uint32(c.byteLen),
-		RPtr: uintptr(unsafe.Pointer(&k.pub[0])), RLen: uint32(1 + 2*c.byteLen),
-	}
-	_, _, err := run(env.AE, env.algCounters(algEC, "EC"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
-		k.head.Has |= KeyHasPublic
-		return 0, nil
-	}))
-	return err
+	return fixedBase(env, &k.head, c.dev, k.priv[:c.byteLen], k.pub[:1+2*c.byteLen], algEC, "EC", w)
 }
 
 func (ec) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *Error) {
@@ -211,13 +200,12 @@ func (ec) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *Error
 func (ec) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	k := (*ecKey)(st)
 	c := k.c()
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if c == nil {
 			if name == "bits" || name == "group" || name == "encoded-pub-key" {
 				err = errorf(ReasonMissingKey, "EC key without a group")
 			}
-			return err == nil
+			return err
 		}
 		switch name {
 		case "bits":
@@ -245,15 +233,13 @@ func (ec) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "parameter %q: buffer too small", name)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (ec) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	k := (*ecKey)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if name == "encoded-pub-key" {
 			v, ok := p.Octets()
 			switch {
@@ -267,9 +253,8 @@ func (ec) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = k.setPub(env, v)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (ec) Match(a, b unsafe.Pointer, selection int) bool {
@@ -312,7 +297,7 @@ func (ec) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 		defer env.putScratch(mem)
 		check := (*ecKey)(unsafe.Pointer(&mem[0]))
 		check.curve, check.priv = k.curve, k.priv
-		if err := ecPublic(env, check, nil); err != nil {
+		if _, err := ecPublic(env, check, nil); err != nil {
 			return err
 		}
 		if subtle.ConstantTimeCompare(check.pubBytes(), k.pubBytes()) != 1 {
@@ -340,8 +325,7 @@ func ecCheckPoint(env *Env, k *ecKey) *Error {
 
 func (ec) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
 	g := (*ecGen)(gen)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "group":
 			var c *curve
@@ -353,9 +337,8 @@ func (ec) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "only the uncompressed point format is supported")
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // GenSetTemplate takes the group of a template key.
@@ -384,17 +367,7 @@ func (ec) Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter) (b
 		return false, errorf(ReasonOperationFailed, "drawing an EC key: %v", err)
 	}
 	k.head.Has |= KeyHasPrivate
-	inst := cptdrv.Instruction{
-		Op:     cptdrv.Op(cptdrv.MajorECC, cptdrv.MinorECCFixed),
-		Param1: c.dev,
-		DPtr:   uintptr(unsafe.Pointer(&k.priv[0])), DLen: uint32(c.byteLen),
-		RPtr: uintptr(unsafe.Pointer(&k.pub[0])), RLen: uint32(1 + 2*c.byteLen),
-	}
-	_, pending, err := run(env.AE, env.algCounters(algEC, "EC"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
-		k.head.Has |= KeyHasPublic
-		return 0, nil
-	}))
-	return pending, err
+	return ecPublic(env, k, w)
 }
 
 // Derive computes the ECDH shared secret, the x coordinate of priv·peer,

@@ -56,8 +56,7 @@ func (ecdsaSig) Init(env *Env, st, key unsafe.Pointer, op int, stream bool, mdNa
 
 func (ecdsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*ecdsaCtx)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "digest":
 			err = c.setDigest(env, p, "ECDSA")
@@ -67,16 +66,14 @@ func (ecdsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "parameter \"digest-size\" does not match the digest")
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (ecdsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*ecdsaCtx)(st)
 	d := digestByID(c.md)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "digest":
 			if d != nil && !p.SetUTF8(d.names[0]) {
@@ -93,9 +90,8 @@ func (ecdsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "parameter \"algorithm-id\": buffer too small")
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // Update hashes more of the message.
@@ -103,16 +99,26 @@ func (ecdsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {
 	return (*ecdsaCtx)(st).update(data)
 }
 
+// sigRoom is the start of both signing calls: done with the largest
+// signature's length for a size query (a nil sig), or with an error for a
+// buffer too small for it.
+func sigRoom(k *ecKey, sig unsafe.Pointer, sigsize int) (int, bool, *Error) {
+	maxLen := k.c().maxSigLen()
+	if sig == nil {
+		return maxLen, true, nil
+	}
+	if sigsize < maxLen {
+		return 0, true, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, maxLen)
+	}
+	return maxLen, false, nil
+}
+
 // Sign signs a digest (tbs) with the key; with a nil sig it reports the
 // largest signature.
 func (ecdsaSig) Sign(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, tbs []byte, w Waiter) (int, bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
-	maxLen := k.c().maxSigLen()
-	if sig == nil {
-		return maxLen, false, nil
-	}
-	if sigsize < maxLen {
-		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, maxLen)
+	if n, done, err := sigRoom(k, sig, sigsize); done {
+		return n, false, err
 	}
 	if err := c.checkDigestLen(tbs); err != nil {
 		return 0, false, err
@@ -200,12 +206,8 @@ func (cv *curve) deviceHash(hash []byte) []byte {
 // SignFinal signs the hashed message.
 func (ecdsaSig) SignFinal(env *Env, st, key, scratch, sig unsafe.Pointer, sigsize int, w Waiter) (int, bool, *Error) {
 	c, k := (*ecdsaCtx)(st), (*ecKey)(key)
-	maxLen := k.c().maxSigLen()
-	if sig == nil {
-		return maxLen, false, nil
-	}
-	if sigsize < maxLen {
-		return 0, false, errorf(ReasonOutputTooSmall, "signature buffer of %d bytes for up to %d", sigsize, maxLen)
+	if n, done, err := sigRoom(k, sig, sigsize); done {
+		return n, false, err
 	}
 	h, err := c.messageHash()
 	if err != nil {

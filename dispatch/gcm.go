@@ -208,11 +208,10 @@ func incrementCounter64(b []byte) {
 func (g gcm) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*gcmCtx)(st)
 	c.sync()
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if done, e := c.getParam(g.aeadAlg, name, p); done {
 			err = e
-			return err == nil
+			return err
 		}
 		switch name {
 		case "ivlen":
@@ -243,9 +242,8 @@ func (g gcm) GetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = setUint(p, name, v)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // ivGenerate hands out the explicit part of the next TLS IV (tlsivgen).
@@ -276,11 +274,10 @@ func setUint(p *Param, name string, v uint64) *Error {
 func (g gcm) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*gcmCtx)(st)
 	c.sync()
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if done, e := c.setParam(g.aeadAlg, name, p); done {
 			err = e
-			return err == nil
+			return err
 		}
 		switch name {
 		case "ivlen":
@@ -320,9 +317,8 @@ func (g gcm) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				c.prepare()
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // setIVFixed takes the fixed part of the TLS 1.2 IV (or, with the special

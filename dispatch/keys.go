@@ -2,7 +2,11 @@
 
 package dispatch
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"cptprov/cptdrv"
+)
 
 // Key selection bits (OSSL_KEYMGMT_SELECT_*).
 const (
@@ -97,4 +101,21 @@ func MaxKeyStateSize() uintptr {
 		}
 	}
 	return m
+}
+
+// fixedBase has the device compute a key's public half pub from its
+// private half priv (a fixed-base multiplication on curve) and marks the
+// public half present once it is there; with w nil, synchronously.
+func fixedBase(env *Env, head *KeyHead, curve uint16, priv, pub []byte, alg int, name string, w Waiter) (bool, *Error) {
+	inst := cptdrv.Instruction{
+		Op:     cptdrv.Op(cptdrv.MajorECC, cptdrv.MinorECCFixed),
+		Param1: curve,
+		DPtr:   uintptr(unsafe.Pointer(&priv[0])), DLen: uint32(len(priv)),
+		RPtr: uintptr(unsafe.Pointer(&pub[0])), RLen: uint32(len(pub)),
+	}
+	_, pending, err := run(env.AE, env.algCounters(alg, name), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
+		head.Has |= KeyHasPublic
+		return 0, nil
+	}))
+	return pending, err
 }

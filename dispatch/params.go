@@ -47,6 +47,17 @@ func (ps Params) Each(f func(name string, p *Param) bool) {
 	}
 }
 
+// Walk calls f for each entry in order until f returns an error, which it
+// returns.
+func (ps Params) Walk(f func(name string, p *Param) *Error) *Error {
+	var err *Error
+	ps.Each(func(name string, p *Param) bool {
+		err = f(name, p)
+		return err == nil
+	})
+	return err
+}
+
 // Locate returns the first entry named name, or nil.
 func (ps Params) Locate(name string) *Param {
 	var found *Param

@@ -78,9 +78,8 @@ func (t rsaKT) restriction(params Params, r *pssRestriction) *Error {
 		return nil
 	}
 	r.isPSS = 1
-	var err *Error
 	restricted := false
-	params.Each(func(name string, p *Param) bool {
+	err := params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "digest", "mgf1-digest", "mgf", "saltlen":
 			restricted = true
@@ -108,7 +107,7 @@ func (t rsaKT) restriction(params Params, r *pssRestriction) *Error {
 				r.saltMin = int32(v)
 			}
 		}
-		return err == nil
+		return err
 	})
 	if err == nil && restricted {
 		// What a restricted key leaves out takes RFC 4055's defaults:
@@ -174,8 +173,7 @@ var rsaParamNames = []string{"n", "e", "d", "rsa-factor1", "rsa-factor2", "rsa-e
 func (t rsaKT) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Error {
 	k := (*rsaKey)(st)
 	vals := map[string][]byte{}
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	err := params.Walk(func(name string, p *Param) (err *Error) {
 		for _, want := range rsaParamNames {
 			if name == want {
 				v, ok := p.BigEndian()
@@ -188,7 +186,7 @@ func (t rsaKT) Import(env *Env, st unsafe.Pointer, selection int, params Params)
 		if name == "rsa-factor3" {
 			err = errorf(ReasonBadParameter, "multi-prime RSA keys are not supported")
 		}
-		return err == nil
+		return err
 	})
 	if err != nil {
 		return err
@@ -360,8 +358,7 @@ func secLogE(v uint64) uint64 {
 
 func (rsaKT) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	k := (*rsaKey)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "bits":
 			err = setUint(p, name, uint64(k.bits()))
@@ -374,9 +371,8 @@ func (rsaKT) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "parameter %q: buffer too small", name)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (rsaKT) SetParams(env *Env, st unsafe.Pointer, params Params) *Error { return nil }
@@ -406,8 +402,7 @@ func (t rsaKT) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error 
 	if err := t.restriction(params, &g.pss); err != nil {
 		return err
 	}
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "bits":
 			v, ok := p.Uint64()
@@ -425,9 +420,8 @@ func (t rsaKT) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error 
 				err = errorf(ReasonBadParameter, "RSA key generation: only e = 65537")
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (rsaKT) GenSetTemplate(gen, template unsafe.Pointer) *Error { return nil }

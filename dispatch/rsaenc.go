@@ -64,8 +64,7 @@ func (rsaEnc) Init(env *Env, st, key unsafe.Pointer, op int, params Params) *Err
 
 func (rsaEnc) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*rsaEncCtx)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "pad-mode":
 			// As the default provider: any number but PSS's, and by name
@@ -111,15 +110,13 @@ func (rsaEnc) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				c.implicitRejection = uint32(v)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (rsaEnc) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*rsaEncCtx)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "pad-mode":
 			err = setUint(p, name, uint64(c.pad))
@@ -140,9 +137,8 @@ func (rsaEnc) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = setUint(p, name, uint64(c.implicitRejection))
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (c *rsaEncCtx) oaepDigest() *digest {

@@ -111,9 +111,8 @@ func (rsaSig) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 // the default provider applies before it sets the init's digest up.
 func (c *rsaSigCtx) setParams(env *Env, params Params, init bool) *Error {
 	n := *c
-	var err *Error
 	saltSet, mgf1Set := false, false
-	params.Each(func(name string, p *Param) bool {
+	err := params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "digest":
 			err = n.setDigest(env, p, "RSA")
@@ -150,7 +149,7 @@ func (c *rsaSigCtx) setParams(env *Env, params Params, init bool) *Error {
 			saltSet = true
 			err = n.setSaltLen(env, p)
 		}
-		return err == nil
+		return err
 	})
 	if err == nil {
 		err = n.check(env, saltSet, mgf1Set)
@@ -251,8 +250,7 @@ func (c *rsaSigCtx) check(env *Env, saltSet, mgf1Set bool) *Error {
 
 func (rsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*rsaSigCtx)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "digest":
 			if d := digestByID(c.md); d != nil && !p.SetUTF8(d.names[0]) {
@@ -265,9 +263,8 @@ func (rsaSig) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = setUint(p, name, uint64(c.pad))
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (rsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {

@@ -68,8 +68,7 @@ func (s stitched) Init(env *Env, st unsafe.Pointer, enc bool, key []byte, keySet
 
 func (s stitched) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	c := (*stitchedCtx)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	err := params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "mackey":
 			v, ok := p.Octets()
@@ -93,7 +92,7 @@ func (s stitched) SetCtxParams(env *Env, st unsafe.Pointer, params Params) *Erro
 			}
 			err = s.setTLSAAD(c, v)
 		}
-		return err == nil
+		return err
 	})
 	if err != nil {
 		return err

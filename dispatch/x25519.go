@@ -44,8 +44,7 @@ func (x25519) Import(env *Env, st unsafe.Pointer, selection int, params Params) 
 		return errorf(ReasonBadParameter, "X25519 import needs the public or the private key selected")
 	}
 	var pub, priv []byte
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	err := params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "pub":
 			pub, err = x25519Octets(p, name)
@@ -54,7 +53,7 @@ func (x25519) Import(env *Env, st unsafe.Pointer, selection int, params Params) 
 				priv, err = x25519Octets(p, name)
 			}
 		}
-		return err == nil
+		return err
 	})
 	if err != nil {
 		return err
@@ -68,7 +67,7 @@ func (x25519) Import(env *Env, st unsafe.Pointer, selection int, params Params) 
 		k.head.Has |= KeyHasPrivate
 		if pub == nil {
 			// The public key follows from the private one.
-			if e := x25519Public(env, k); e != nil {
+			if _, e := x25519Public(env, k, nil); e != nil {
 				clear(k.priv[:])
 				k.head.Has = 0
 				return e
@@ -90,19 +89,9 @@ func x25519Octets(p *Param, name string) ([]byte, *Error) {
 	return v, nil
 }
 
-// x25519Public computes k's public key on the device, synchronously.
-func x25519Public(env *Env, k *x25519Key) *Error {
-	inst := cptdrv.Instruction{
-		Op:     cptdrv.Op(cptdrv.MajorECC, cptdrv.MinorECCFixed),
-		Param1: cptdrv.CurveX25519,
-		DPtr:   uintptr(unsafe.Pointer(&k.priv[0])), DLen: x25519Len,
-		RPtr: uintptr(unsafe.Pointer(&k.pub[0])), RLen: x25519Len,
-	}
-	_, _, err := run(env.AE, env.algCounters(algX25519, "X25519"), &inst, nil, finishFunc(func(cptdrv.Result) (int, *Error) {
-		k.head.Has |= KeyHasPublic
-		return 0, nil
-	}))
-	return err
+// x25519Public computes k's public key on the device.
+func x25519Public(env *Env, k *x25519Key, w Waiter) (bool, *Error) {
+	return fixedBase(env, &k.head, cptdrv.CurveX25519, k.priv[:], k.pub[:], algX25519, "X25519", w)
 }
 
 func (x25519) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *Error) {
@@ -119,8 +108,7 @@ func (x25519) Export(env *Env, st unsafe.Pointer, selection int) ([]KeyParam, *E
 
 func (x25519) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	k := (*x25519Key)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		switch name {
 		case "bits":
 			err = setUint(p, name, 253)
@@ -139,16 +127,14 @@ func (x25519) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				err = errorf(ReasonBadParameter, "parameter %q: buffer of %d bytes for 32", name, p.DataSize)
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // SetParams takes a peer's public key (TLS key shares arrive this way).
 func (x25519) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 	k := (*x25519Key)(st)
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if name == "encoded-pub-key" {
 			var v []byte
 			if v, err = x25519Octets(p, name); err == nil {
@@ -157,9 +143,8 @@ func (x25519) SetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 				k.head = KeyHead{Type: KeyX25519, Has: KeyHasPublic}
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 func (x25519) Match(a, b unsafe.Pointer, selection int) bool {
@@ -192,7 +177,7 @@ func (x25519) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 		defer env.putScratch(mem)
 		check := (*x25519Key)(unsafe.Pointer(&mem[0]))
 		check.priv = k.priv
-		if err := x25519Public(env, check); err != nil {
+		if _, err := x25519Public(env, check, nil); err != nil {
 			return err
 		}
 		if subtle.ConstantTimeCompare(check.pub[:], k.pub[:]) != 1 {
@@ -203,16 +188,14 @@ func (x25519) Validate(env *Env, st unsafe.Pointer, selection int) *Error {
 }
 
 func (x25519) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
-	var err *Error
-	params.Each(func(name string, p *Param) bool {
+	return params.Walk(func(name string, p *Param) (err *Error) {
 		if name == "group" {
 			if v, ok := p.UTF8(); !ok || !strings.EqualFold(v, "x25519") {
 				err = errorf(ReasonBadParameter, "X25519 key generation only knows the group \"x25519\"")
 			}
 		}
-		return err == nil
+		return err
 	})
-	return err
 }
 
 // GenSetTemplate has nothing to take: X25519 has no domain parameters.
@@ -233,17 +216,7 @@ func (x25519) Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter
 	k.priv[31] &= 127
 	k.priv[31] |= 64
 	k.head.Has = KeyHasPrivate
-	inst := cptdrv.Instruction{
-		Op:     cptdrv.Op(cptdrv.MajorECC, cptdrv.MinorECCFixed),
-		Param1: cptdrv.CurveX25519,
-		DPtr:   uintptr(unsafe.Pointer(&k.priv[0])), DLen: x25519Len,
-		RPtr: uintptr(unsafe.Pointer(&k.pub[0])), RLen: x25519Len,
-	}
-	_, pending, err := run(env.AE, env.algCounters(algX25519, "X25519"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
-		k.head.Has |= KeyHasPublic
-		return 0, nil
-	}))
-	return pending, err
+	return x25519Public(env, k, w)
 }
 
 // Derive computes X25519(priv, peer pub) on the device; an all-zero result

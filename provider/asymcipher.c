@@ -122,17 +122,16 @@ static int cptprov_decrypt_init(void *va, void *key, const OSSL_PARAM params[])
 static int asym_crypt(struct cptprov_asym *a, unsigned char *out, size_t *outlen, size_t outsize,
     const unsigned char *in, size_t inlen, int decrypt)
 {
-    struct cpt_status st = { 0, "" };
     const struct cptgo_api *api = cptprov_go(a->prov);
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
-    if (api == NULL || a->key == NULL)
+    /* Only a call that writes its output may go pending, not a size query. */
+    if (a->key == NULL || !cptprov_call_begin(&call, a->prov, api, out != NULL))
         return 0;
-    n = out != NULL ? cptprov_async_begin() : NULL;
-    rc = api->asym_crypt(a->alg, a->state, a->key->state, out, outlen, outsize, in, inlen, decrypt,
-        a->label, a->label_len, n, &st);
-    return cptprov_finish(a->prov, rc, n, outlen, &st, decrypt ? "decrypt" : "encrypt");
+    return cptprov_finish(&call,
+        api->asym_crypt(a->alg, a->state, a->key->state, out, outlen, outsize, in, inlen, decrypt,
+            a->label, a->label_len, call.n, &call.st),
+        outlen, decrypt ? "decrypt" : "encrypt");
 }
 
 static int cptprov_encrypt(void *va, unsigned char *out, size_t *outlen, size_t outsize,

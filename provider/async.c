@@ -202,25 +202,36 @@ int cptprov_async_wait(struct cpt_notifier *n)
     return n->rc;
 }
 
-/*
- * Finishes a call that may have gone asynchronous: rc is what Go returned,
- * n the job's notifier (NULL outside a job).
- */
-int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
-    const struct cpt_status *st, const char *func)
+int cptprov_call_begin(struct cpt_call *call, struct cptprov_ctx *p, const struct cptgo_api *api,
+    int async)
 {
+    call->prov = p;
+    call->api = api;
+    call->n = NULL;
+    call->st = (struct cpt_status){ 0, "" };
+    if (api == NULL)
+        return 0;
+    if (async)
+        call->n = cptprov_async_begin();
+    return 1;
+}
+
+int cptprov_finish(struct cpt_call *call, int rc, size_t *outl, const char *func)
+{
+    struct cpt_notifier *n = call->n;
+
     if (rc == CPT_PENDING) {
         rc = cptprov_async_wait(n);
         if (rc == CPT_OK && outl != NULL)
             *outl = n->outl;
         else if (rc != CPT_OK)
-            cptprov_raise_status(p, &n->st, func);
+            cptprov_raise_status(call->prov, &n->st, func);
         cptprov_async_end(n);
         return rc == CPT_OK;
     }
     cptprov_async_abort(n);
     if (rc != CPT_OK) {
-        cptprov_raise_status(p, st, func);
+        cptprov_raise_status(call->prov, &call->st, func);
         return 0;
     }
     return 1;

@@ -170,13 +170,14 @@ static int cipher_dinit(void *vctx, const unsigned char *key, size_t keylen,
 int cptprov_cipher_run(struct cptprov_ctx *prov, const struct cptgo_api *api, int alg,
     void *state, struct cpt_pending_init *pending, const struct cpt_path_io *io)
 {
-    struct cpt_status st = { 0, "" };
-    struct cpt_notifier *n = cptprov_async_begin();
-    int rc = (io->oneshot ? api->cipher_oneshot : api->cipher_update)(alg, state, pending,
-        io->out, io->outl, io->outsize, (void *)io->in, io->inl, n, &st);
+    struct cpt_call call;
 
-    return cptprov_finish(prov, rc, n, io->outl, &st,
-        io->oneshot ? "cipher_cipher" : "cipher_update");
+    if (!cptprov_call_begin(&call, prov, api, 1))
+        return 0;
+    return cptprov_finish(&call,
+        (io->oneshot ? api->cipher_oneshot : api->cipher_update)(alg, state, pending, io->out,
+            io->outl, io->outsize, (void *)io->in, io->inl, call.n, &call.st),
+        io->outl, io->oneshot ? "cipher_cipher" : "cipher_update");
 }
 
 /* The device's side of both hook tables. The status blocks are only
@@ -194,16 +195,14 @@ int cptprov_cipher_device_update(void *vctx, const struct cpt_path_io *io)
 int cptprov_cipher_device_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     struct cptprov_cipher_ctx *c = vctx;
-    const struct cptgo_api *api = cptprov_cipher_go(c);
-    struct cpt_status st = { 0, "" };
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
-    if (api == NULL)
+    if (!cptprov_call_begin(&call, c->prov, cptprov_cipher_go(c), 1))
         return 0;
-    n = cptprov_async_begin();
-    rc = api->cipher_final(c->alg->id, c->state, &c->pending, out, outl, outsize, n, &st);
-    return cptprov_finish(c->prov, rc, n, outl, &st, "cipher_final");
+    return cptprov_finish(&call,
+        call.api->cipher_final(c->alg->id, c->state, &c->pending, out, outl, outsize, call.n,
+            &call.st),
+        outl, "cipher_final");
 }
 
 static int cipher_update(void *vctx, unsigned char *out, size_t *outl,

@@ -145,11 +145,25 @@ int cptprov_async_wait(struct cpt_notifier *n);
 extern int cptprov_async_callbacks;
 void cptprov_async_end(struct cpt_notifier *n);
 void cptprov_async_abort(struct cpt_notifier *n);
-/* Finishes a call that may have gone asynchronous: rc is what Go returned,
- * n the job's notifier (NULL outside a job); 1 on success, else a reason
- * raised for func. */
-int cptprov_finish(struct cptprov_ctx *p, int rc, struct cpt_notifier *n, size_t *outl,
-    const struct cpt_status *st, const char *func);
+/*
+ * One call into Go, the same way for every family. cptprov_call_begin
+ * takes the Go half (api, as cptprov_go returned it: 0 when NULL, its
+ * error already raised) and, when async, the job's notifier, so that the
+ * call can go pending (outside a job, or for a size query, it runs
+ * synchronously). The call is made with call.n and &call.st; its rc goes
+ * to cptprov_finish, which pauses for the device here in C when it is
+ * pending, sets *outl (if not NULL) to what the device wrote, releases the
+ * notifier and raises the reason for func on failure: 1 on success.
+ */
+struct cpt_call {
+    struct cptprov_ctx *prov;
+    const struct cptgo_api *api;
+    struct cpt_notifier *n;
+    struct cpt_status st;
+};
+int cptprov_call_begin(struct cpt_call *call, struct cptprov_ctx *p, const struct cptgo_api *api,
+    int async);
+int cptprov_finish(struct cpt_call *call, int rc, size_t *outl, const char *func);
 
 /*
  * For the algorithm families' dispatch tables. CPTPROV_ALG_FUNCS: an

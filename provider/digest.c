@@ -192,31 +192,25 @@ static int device_start(void *vctx)
 static int device_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_digest_ctx *c = vctx;
-    const struct cptgo_api *api = cptprov_go(c->prov);
-    struct cpt_status st = { 0, "" };
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
-    if (api == NULL)
+    if (!cptprov_call_begin(&call, c->prov, cptprov_go(c->prov), 1))
         return 0;
-    n = cptprov_async_begin();
-    rc = api->digest_update(c->alg->id, c->state, io->in, io->inl, n, &st);
-    return cptprov_finish(c->prov, rc, n, NULL, &st, "digest_update");
+    return cptprov_finish(&call,
+        call.api->digest_update(c->alg->id, c->state, io->in, io->inl, call.n, &call.st), NULL,
+        "digest_update");
 }
 
 static int device_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     struct cptprov_digest_ctx *c = vctx;
-    const struct cptgo_api *api = cptprov_go(c->prov);
-    struct cpt_status st = { 0, "" };
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
-    if (api == NULL)
+    if (!cptprov_call_begin(&call, c->prov, cptprov_go(c->prov), 1))
         return 0;
-    n = cptprov_async_begin();
-    rc = api->digest_final(c->alg->id, c->state, out, outl, outsize, n, &st);
-    return cptprov_finish(c->prov, rc, n, outl, &st, "digest_final");
+    return cptprov_finish(&call,
+        call.api->digest_final(c->alg->id, c->state, out, outl, outsize, call.n, &call.st), outl,
+        "digest_final");
 }
 
 static const struct cpt_path_hw digest_path = {

@@ -96,19 +96,17 @@ static int x25519_size(const struct cptprov_exch *x, size_t *secretlen)
 static int cptprov_exch_derive(void *vx, unsigned char *secret, size_t *secretlen, size_t outlen)
 {
     struct cptprov_exch *x = vx;
-    struct cpt_status st = { 0, "" };
-    const struct cptgo_api *api;
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
     if (secret == NULL && x25519_size(x, secretlen))
         return 1;
-    if ((api = cptprov_go(x->prov)) == NULL)
+    if (!cptprov_call_begin(&call, x->prov, cptprov_go(x->prov), secret != NULL))
         return 0;
-    n = secret != NULL ? cptprov_async_begin() : NULL;
-    rc = api->derive(x->kt, x->key != NULL ? x->key->state : NULL,
-        x->peer != NULL ? x->peer->state : NULL, x->scratch, secret, secretlen, outlen, n, &st);
-    return cptprov_finish(x->prov, rc, n, secretlen, &st, "derive");
+    return cptprov_finish(&call,
+        call.api->derive(x->kt, x->key != NULL ? x->key->state : NULL,
+            x->peer != NULL ? x->peer->state : NULL, x->scratch, secret, secretlen, outlen, call.n,
+            &call.st),
+        secretlen, "derive");
 }
 
 /*

@@ -115,28 +115,25 @@ static int cptprov_key_match(const void *va, const void *vb, int selection)
 static int cptprov_key_validate(const void *vk, int selection, int checktype)
 {
     const struct cptprov_key *k = vk;
-    struct cpt_status st = { 0, "" };
+    struct cpt_call call;
 
     (void)checktype;
-    GO_OR_FAIL(k->prov, api);
-    if (api->key_validate(k->kt->id, (void *)k->state, selection, &st) != CPT_OK) {
-        cptprov_raise_status(k->prov, &st, "key_validate");
+    if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
-    }
-    return 1;
+    return cptprov_finish(&call,
+        call.api->key_validate(k->kt->id, (void *)k->state, selection, &call.st),
+        NULL, "key_validate");
 }
 
 static int cptprov_key_import(void *vk, int selection, const OSSL_PARAM params[])
 {
     struct cptprov_key *k = vk;
-    struct cpt_status st = { 0, "" };
+    struct cpt_call call;
 
-    GO_OR_FAIL(k->prov, api);
-    if (api->key_import(k->kt->id, k->state, selection, params, &st) != CPT_OK) {
-        cptprov_raise_status(k->prov, &st, "key_import");
+    if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
-    }
-    return 1;
+    return cptprov_finish(&call,
+        call.api->key_import(k->kt->id, k->state, selection, params, &call.st), NULL, "key_import");
 }
 
 static int cptprov_key_export(void *vk, int selection, OSSL_CALLBACK *cb, void *cbarg)
@@ -182,46 +179,41 @@ static int x25519_sizes(const struct cptprov_key *k, OSSL_PARAM params[])
 static int cptprov_key_get_params(void *vk, OSSL_PARAM params[])
 {
     struct cptprov_key *k = vk;
-    struct cpt_status st = { 0, "" };
+    struct cpt_call call;
 
     if (params == NULL || params[0].key == NULL || x25519_sizes(k, params) == 1)
         return 1;
-    GO_OR_FAIL(k->prov, api);
-    if (api->key_get_params(k->kt->id, k->state, params, &st) != CPT_OK) {
-        cptprov_raise_status(k->prov, &st, "key_get_params");
+    if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
-    }
-    return 1;
+    return cptprov_finish(&call,
+        call.api->key_get_params(k->kt->id, k->state, params, &call.st), NULL, "key_get_params");
 }
 
 static int cptprov_key_set_params(void *vk, const OSSL_PARAM params[])
 {
     struct cptprov_key *k = vk;
-    struct cpt_status st = { 0, "" };
+    struct cpt_call call;
 
     if (params == NULL || params[0].key == NULL)
         return 1;
-    GO_OR_FAIL(k->prov, api);
-    if (api->key_set_params(k->kt->id, k->state, params, &st) != CPT_OK) {
-        cptprov_raise_status(k->prov, &st, "key_set_params");
+    if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
-    }
-    return 1;
+    return cptprov_finish(&call,
+        call.api->key_set_params(k->kt->id, k->state, params, &call.st), NULL, "key_set_params");
 }
 
 static int cptprov_keygen_set_params(void *vg, const OSSL_PARAM params[])
 {
     struct cptprov_keygen *g = vg;
-    struct cpt_status st = { 0, "" };
+    struct cpt_call call;
 
     if (params == NULL || params[0].key == NULL)
         return 1;
-    GO_OR_FAIL(g->prov, api);
-    if (api->keygen_set_params(g->kt->id, g->state, params, &st) != CPT_OK) {
-        cptprov_raise_status(g->prov, &st, "keygen_set_params");
+    if (!cptprov_call_begin(&call, g->prov, cptprov_go(g->prov), 0))
         return 0;
-    }
-    return 1;
+    return cptprov_finish(&call,
+        call.api->keygen_set_params(g->kt->id, g->state, params, &call.st),
+        NULL, "keygen_set_params");
 }
 
 static void *keygen_init(void *provctx, const struct cptprov_keytype *kt, int selection,
@@ -245,19 +237,18 @@ static void *keygen_init(void *provctx, const struct cptprov_keytype *kt, int se
 static void *cptprov_keygen(void *vg, OSSL_CALLBACK *cb, void *cbarg)
 {
     struct cptprov_keygen *g = vg;
-    struct cpt_status st = { 0, "" };
     struct cptprov_key *k;
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
     (void)cb;
     (void)cbarg;
     GO_OR_FAIL(g->prov, api);
     if ((k = key_new(g->prov, g->kt)) == NULL)
         return NULL;
-    n = cptprov_async_begin();
-    rc = api->keygen(g->kt->id, g->state, k->state, g->selection, n, &st);
-    if (!cptprov_finish(g->prov, rc, n, NULL, &st, "keygen")) {
+    cptprov_call_begin(&call, g->prov, api, 1);
+    if (!cptprov_finish(&call,
+            api->keygen(g->kt->id, g->state, k->state, g->selection, call.n, &call.st), NULL,
+            "keygen")) {
         cptprov_key_free(k);
         return NULL;
     }
@@ -268,18 +259,17 @@ static int cptprov_keygen_set_template(void *vg, void *vtemplate)
 {
     struct cptprov_keygen *g = vg;
     struct cptprov_key *t = vtemplate;
-    struct cpt_status st = { 0, "" };
+    struct cpt_call call;
 
     if (t == NULL || t->kt != g->kt) {
         CPT_RAISE(g->prov, CPT_R_INVALID_KEY, "the template is not a key of this type");
         return 0;
     }
-    GO_OR_FAIL(g->prov, api);
-    if (api->keygen_set_template(g->kt->id, g->state, t->state, &st) != CPT_OK) {
-        cptprov_raise_status(g->prov, &st, "keygen_set_template");
+    if (!cptprov_call_begin(&call, g->prov, cptprov_go(g->prov), 0))
         return 0;
-    }
-    return 1;
+    return cptprov_finish(&call,
+        call.api->keygen_set_template(g->kt->id, g->state, t->state, &call.st),
+        NULL, "keygen_set_template");
 }
 
 static void cptprov_keygen_cleanup(void *vg)

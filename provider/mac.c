@@ -248,16 +248,13 @@ static int cpu_update(void *vctx, const struct cpt_path_io *io)
 static int device_update(void *vctx, const struct cpt_path_io *io)
 {
     struct cptprov_mac_ctx *c = vctx;
-    const struct cptgo_api *api = cptprov_go(c->prov);
-    struct cpt_status st = { 0, "" };
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
-    if (api == NULL)
+    if (!cptprov_call_begin(&call, c->prov, cptprov_go(c->prov), 1))
         return 0;
-    n = cptprov_async_begin();
-    rc = api->mac_update(md_id(c), c->state, io->in, io->inl, n, &st);
-    return cptprov_finish(c->prov, rc, n, NULL, &st, "mac_update");
+    return cptprov_finish(&call,
+        call.api->mac_update(md_id(c), c->state, io->in, io->inl, call.n, &call.st), NULL,
+        "mac_update");
 }
 
 static int cpu_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
@@ -270,16 +267,13 @@ static int cpu_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 static int device_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     struct cptprov_mac_ctx *c = vctx;
-    const struct cptgo_api *api = cptprov_go(c->prov);
-    struct cpt_status st = { 0, "" };
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
-    if (api == NULL)
+    if (!cptprov_call_begin(&call, c->prov, cptprov_go(c->prov), 1))
         return 0;
-    n = cptprov_async_begin();
-    rc = api->mac_final(md_id(c), c->state, out, outl, outsize, n, &st);
-    return cptprov_finish(c->prov, rc, n, outl, &st, "mac_final");
+    return cptprov_finish(&call,
+        call.api->mac_final(md_id(c), c->state, out, outl, outsize, call.n, &call.st), outl,
+        "mac_final");
 }
 
 static const struct cpt_path_hw hmac_path = {

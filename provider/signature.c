@@ -126,33 +126,29 @@ static int cptprov_digest_verify_init(void *vs, const char *mdname, void *key,
 static int sign(struct cptprov_sig *s, unsigned char *sig, size_t *siglen, size_t sigsize,
     const unsigned char *tbs, size_t tbslen, int final)
 {
-    struct cpt_status st = { 0, "" };
     const struct cptgo_api *api = cptprov_go(s->prov);
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
-    if (api == NULL || s->key == NULL)
+    if (s->key == NULL || !cptprov_call_begin(&call, s->prov, api, sig != NULL))
         return 0;
-    n = sig != NULL ? cptprov_async_begin() : NULL;
-    rc = api->sig_sign(s->alg, s->state, s->key->state, s->scratch, sig, siglen, sigsize, tbs,
-        tbslen, final, n, &st);
-    return cptprov_finish(s->prov, rc, n, siglen, &st, final ? "digest_sign_final" : "sign");
+    return cptprov_finish(&call,
+        api->sig_sign(s->alg, s->state, s->key->state, s->scratch, sig, siglen, sigsize, tbs,
+            tbslen, final, call.n, &call.st),
+        siglen, final ? "digest_sign_final" : "sign");
 }
 
 static int verify(struct cptprov_sig *s, const unsigned char *sig, size_t siglen,
     const unsigned char *tbs, size_t tbslen, int final)
 {
-    struct cpt_status st = { 0, "" };
     const struct cptgo_api *api = cptprov_go(s->prov);
-    struct cpt_notifier *n;
-    int rc;
+    struct cpt_call call;
 
-    if (api == NULL || s->key == NULL)
+    if (s->key == NULL || !cptprov_call_begin(&call, s->prov, api, 1))
         return 0;
-    n = cptprov_async_begin();
-    rc = api->sig_verify(s->alg, s->state, s->key->state, s->scratch, sig, siglen, tbs, tbslen,
-        final, n, &st);
-    return cptprov_finish(s->prov, rc, n, NULL, &st, final ? "digest_verify_final" : "verify");
+    return cptprov_finish(&call,
+        api->sig_verify(s->alg, s->state, s->key->state, s->scratch, sig, siglen, tbs, tbslen,
+            final, call.n, &call.st),
+        NULL, final ? "digest_verify_final" : "verify");
 }
 
 static int cptprov_sign(void *vs, unsigned char *sig, size_t *siglen, size_t sigsize,

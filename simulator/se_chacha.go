@@ -117,25 +117,12 @@ func (d *Device) chachaPoly(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint
 	if !own || ctx.AADLen > uint32(len(ctx.AAD)) {
 		return cptdrv.CompGood, cptdrv.UCBadState, 0
 	}
-	if flags&cptdrv.FlagCtxAAD != 0 {
-		err := st.h.AAD(ctx.AAD[:ctx.AADLen])
-		ctx.AADLen = 0
-		if err != nil {
-			return cptdrv.CompGood, cptdrv.UCBadState, 0
-		}
+	in, out, comp, uc, ok := aeadInput(ctx, inst, st.h.AAD)
+	if !ok {
+		return comp, uc, 0
 	}
 	n := int(inst.DLen)
-	in := cptdrv.Bytes(inst.DPtr, n)
-	switch {
-	case flags&cptdrv.FlagAAD != 0:
-		if st.h.AAD(in) != nil {
-			return cptdrv.CompGood, cptdrv.UCBadState, 0
-		}
-	case n > 0:
-		if inst.RLen < inst.DLen || inst.RPtr == 0 {
-			return cptdrv.CompBadInst, 0, 0
-		}
-		out := cptdrv.Bytes(inst.RPtr, n)
+	if out != nil {
 		if inexactOverlap(out, in) {
 			in = bytes.Clone(in)
 		}

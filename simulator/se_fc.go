@@ -59,25 +59,12 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 			return cptdrv.CompGood, cptdrv.UCBadState, 0
 		}
 	}
-	if flags&cptdrv.FlagCtxAAD != 0 {
-		err := k.AAD(st, ctx.AAD[:ctx.AADLen])
-		ctx.AADLen = 0 // consumed
-		if err != nil {
-			return cptdrv.CompGood, cptdrv.UCBadState, 0
-		}
+	in, out, comp, uc, ok := aeadInput(ctx, inst, func(b []byte) error { return k.AAD(st, b) })
+	if !ok {
+		return comp, uc, 0
 	}
 	n := int(inst.DLen)
-	in := cptdrv.Bytes(inst.DPtr, n)
-	switch {
-	case flags&cptdrv.FlagAAD != 0:
-		if k.AAD(st, in) != nil {
-			return cptdrv.CompGood, cptdrv.UCBadState, 0
-		}
-	case n > 0:
-		if inst.RLen < inst.DLen || inst.RPtr == 0 {
-			return cptdrv.CompBadInst, 0, 0
-		}
-		out := cptdrv.Bytes(inst.RPtr, n)
+	if out != nil {
 		if enc {
 			err = k.Encrypt(st, out, in)
 		} else {
@@ -123,6 +110,36 @@ func (d *Device) flexiCrypto(inst *cptdrv.Instruction) (comp, uc uint8, rlen uin
 		return cptdrv.CompGood, cptdrv.UCAuthFail, 0
 	}
 	return cptdrv.CompGood, cptdrv.UCSuccess, rlen
+}
+
+// aeadInput is the step both AEAD engines take once their stream is set up:
+// the context's AAD (consumed once fed), then the instruction's input, as
+// more AAD under FlagAAD or else as data. It returns the data and the
+// output it goes to (both nil when the instruction carries none), or, with
+// ok false, the completion to end the instruction with.
+func aeadInput(ctx *cptdrv.CipherContext, inst *cptdrv.Instruction, aad func([]byte) error) (in, out []byte, comp, uc uint8, ok bool) {
+	flags := inst.Param2
+	if flags&cptdrv.FlagCtxAAD != 0 {
+		err := aad(ctx.AAD[:ctx.AADLen])
+		ctx.AADLen = 0 // consumed
+		if err != nil {
+			return nil, nil, cptdrv.CompGood, cptdrv.UCBadState, false
+		}
+	}
+	n := int(inst.DLen)
+	in = cptdrv.Bytes(inst.DPtr, n)
+	switch {
+	case flags&cptdrv.FlagAAD != 0:
+		if aad(in) != nil {
+			return nil, nil, cptdrv.CompGood, cptdrv.UCBadState, false
+		}
+	case n > 0:
+		if inst.RLen < inst.DLen || inst.RPtr == 0 {
+			return nil, nil, cptdrv.CompBadInst, 0, false
+		}
+		return in, cptdrv.Bytes(inst.RPtr, n), 0, 0, true
+	}
+	return nil, nil, 0, 0, true
 }
 
 // keyCache holds the expanded form of the keys the engines have seen, as a

@@ -88,16 +88,26 @@ func cptgo_cipher_oneshot(alg C.int, state unsafe.Pointer, pending *C.struct_cpt
 	return pendingResult(outl, n, async, st, e)
 }
 
-//export cptgo_cipher_export
-func cptgo_cipher_export(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, out *C.struct_cpt_stream_state, st *C.struct_cpt_status) (rc C.int) {
-	defer guard(st, &rc)
+// streamOf is cipherOf for the calls that hand a stream's state over
+// between the C side's CPU twin and the device.
+func streamOf(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init) (dispatch.StreamCipher, *dispatch.Env, *dispatch.Error) {
 	c, env, e := cipherOf(alg, state, pending)
 	if e != nil {
-		return result(st, e)
+		return nil, nil, e
 	}
 	s, ok := c.(dispatch.StreamCipher)
 	if !ok {
-		return result(st, &dispatch.Error{Reason: dispatch.ReasonWrongState, Msg: c.Name() + " has no stream state"})
+		return nil, nil, &dispatch.Error{Reason: dispatch.ReasonWrongState, Msg: c.Name() + " has no stream state"}
+	}
+	return s, env, nil
+}
+
+//export cptgo_cipher_export
+func cptgo_cipher_export(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, out *C.struct_cpt_stream_state, st *C.struct_cpt_status) (rc C.int) {
+	defer guard(st, &rc)
+	s, env, e := streamOf(alg, state, pending)
+	if e != nil {
+		return result(st, e)
 	}
 	*(*dispatch.StreamState)(unsafe.Pointer(out)) = s.ExportStream(env, state)
 	return C.CPT_OK
@@ -106,13 +116,9 @@ func cptgo_cipher_export(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_
 //export cptgo_cipher_import
 func cptgo_cipher_import(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init, in *C.struct_cpt_stream_state, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
-	c, env, e := cipherOf(alg, state, pending)
+	s, env, e := streamOf(alg, state, pending)
 	if e != nil {
 		return result(st, e)
-	}
-	s, ok := c.(dispatch.StreamCipher)
-	if !ok {
-		return result(st, &dispatch.Error{Reason: dispatch.ReasonWrongState, Msg: c.Name() + " has no stream state"})
 	}
 	return result(st, s.ImportStream(env, state, *(*dispatch.StreamState)(unsafe.Pointer(in))))
 }

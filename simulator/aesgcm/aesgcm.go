@@ -577,13 +577,24 @@ func (k *Key) encryptBlocks(s *State, dst, src []byte) {
 			return
 		}
 	}
+	k.ctrBlocks(s, dst, src, false)
+}
+
+// ctrBlocks is both directions' block-at-a-time path: each block XORed
+// with its keystream and the ciphertext (the output when encrypting, the
+// input when decrypting) hashed.
+func (k *Key) ctrBlocks(s *State, dst, src []byte, decrypt bool) {
 	d := s.dataLen / 16
 	y, f := loadElem(s.y[:]), s.flags&formMask
 	for i := 0; i+16 <= len(src); i += 16 {
 		d++
 		k.keystream(s, &s.ksLast, d)
-		c := loadElem(src[i:]).xor(loadElem(s.ksLast[:]))
+		in := loadElem(src[i:])
+		c := in.xor(loadElem(s.ksLast[:]))
 		storeElem(dst[i:], c)
+		if decrypt {
+			c = in
+		}
 		if f == formB {
 			y = k.hTab.mul(y).xor(c)
 		} else {
@@ -663,21 +674,7 @@ func (k *Key) decryptBlocks(s *State, dst, src []byte) {
 	nb := len(src) / 16
 	d := s.dataLen / 16
 	if nb < decMinBlocks {
-		y, f := loadElem(s.y[:]), s.flags&formMask
-		for i := 0; i+16 <= len(src); i += 16 {
-			d++
-			k.keystream(s, &s.ksLast, d)
-			c := loadElem(src[i:])
-			storeElem(dst[i:], c.xor(loadElem(s.ksLast[:])))
-			if f == formB {
-				y = k.hTab.mul(y).xor(c)
-			} else {
-				y, f = k.absorb(y, f, c)
-			}
-		}
-		storeElem(s.y[:], y)
-		s.flags = s.flags&^formMask | f
-		s.dataLen += uint64(len(src))
+		k.ctrBlocks(s, dst, src, true)
 		return
 	}
 	if s.flags&formMask != formB {

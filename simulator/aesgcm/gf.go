@@ -56,27 +56,22 @@ func mulX(a elem) elem {
 // x^(127-j) and becomes x^(135-j) = x^(7-j)·(x^7+x^2+x+1), which is 0xe100
 // shifted right by 7-j in the top 16 bits of hi. red4 is the same for four
 // bits (multiplication by x^4).
-var red8, red4 = func() (r8 [256]uint64, r4 [16]uint64) {
-	for r := range 256 {
+var red8, red4 = [256]uint64(reductions(8)), [16]uint64(reductions(4))
+
+// reductions is the table for n bits shifted out: red8 or red4.
+func reductions(n int) []uint64 {
+	t := make([]uint64, 1<<n)
+	for r := range t {
 		var v uint64
-		for j := range 8 {
+		for j := range n {
 			if r>>j&1 != 0 {
-				v ^= 0xe100 >> (7 - j)
+				v ^= 0xe100 >> (n - 1 - j)
 			}
 		}
-		r8[r] = v << 48
+		t[r] = v << 48
 	}
-	for r := range 16 {
-		var v uint64
-		for j := range 4 {
-			if r>>j&1 != 0 {
-				v ^= 0xe100 >> (3 - j)
-			}
-		}
-		r4[r] = v << 48
-	}
-	return
-}()
+	return t
+}
 
 // mulTable multiplies by one fixed element q, eight bits at a time (Shoup's
 // method with 8-bit tables). For a byte v in GCM order (bit 0x80 is x^0,
@@ -93,21 +88,22 @@ type mulTable struct {
 }
 
 func (t *mulTable) init(q elem) {
-	fillTable(&t.hi, q)
+	fillTable(t.hi[:], q)
 	for range 64 {
 		q = mulX(q)
 	}
-	fillTable(&t.lo, q)
+	fillTable(t.lo[:], q)
 }
 
-// fillTable sets t[v] = poly(v)·q.
-func fillTable(t *[256]elem, q elem) {
+// fillTable sets t[v] = poly(v)·q for the 8-bit (256 entries) or 4-bit
+// (16) values v, the top bit of v being x^0.
+func fillTable(t []elem, q elem) {
 	t[0] = elem{}
-	for bit := 0x80; bit > 0; bit >>= 1 {
+	for bit := len(t) / 2; bit > 0; bit >>= 1 {
 		t[bit] = q
 		q = mulX(q)
 	}
-	for i := 3; i < 256; i++ {
+	for i := 3; i < len(t); i++ {
 		low := i & -i
 		if low != i {
 			t[i] = t[low].xor(t[i^low])
@@ -148,7 +144,7 @@ func (t *ctrTable) init(q elem) {
 	for range 96 {
 		q = mulX(q)
 	}
-	fillTable((*[256]elem)(t), q)
+	fillTable(t[:], q)
 }
 
 // mulLow32 returns (0^96 || c)·q.
@@ -173,17 +169,7 @@ func (t *ctrTable) mulLow32(c uint32) elem {
 // than it saves.
 func mulGeneric(a, b elem) elem {
 	var t [16]elem
-	v := b
-	for bit := 8; bit > 0; bit >>= 1 {
-		t[bit] = v
-		v = mulX(v)
-	}
-	for i := 3; i < 16; i++ {
-		low := i & -i
-		if low != i {
-			t[i] = t[low].xor(t[i^low])
-		}
-	}
+	fillTable(t[:], b)
 	z := elem{}
 	for i, w := range [2]uint64{a.lo, a.hi} {
 		for j := range 16 {
