@@ -251,7 +251,7 @@ static int log_file_ok(const char *v)
 
 static int check(struct cptprov_ctx *p, const struct key *k, const char *name, const char *v, long *n)
 {
-    char range[96];
+    char range[320]; /* the backends' list fits (names: 256) */
 
     switch (k->kind) {
     case K_COUNT: {
