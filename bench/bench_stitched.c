@@ -40,7 +40,8 @@ static EVP_CIPHER_CTX *keyed(EVP_CIPHER *c, int enc)
     static const unsigned char key[32] = { 1 }, iv[16] = { 2 }, mk[32] = { 3 };
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     int v = 0x0303;
-    OSSL_PARAM p[2] = { OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_TLS_VERSION, &v), OSSL_PARAM_END };
+    OSSL_PARAM p[2] = { OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_TLS_VERSION, &v),
+        OSSL_PARAM_END };
 
     if (!EVP_CipherInit_ex(ctx, c, NULL, key, iv, enc)
         || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_MAC_KEY, 20, (void *)mk) <= 0
@@ -82,7 +83,8 @@ static int open1(EVP_CIPHER_CTX *ctx, unsigned char *buf, size_t len)
 /* Bytes of payload per second for one side, operation and size. */
 static double rate(int side, const char *alg, int opening, size_t n)
 {
-    EVP_CIPHER *c = EVP_CIPHER_fetch(g_lc[side], alg, side == DEFAULT ? "provider=default" : "provider=cptprov");
+    EVP_CIPHER *c = EVP_CIPHER_fetch(g_lc[side], alg,
+        side == DEFAULT ? "provider=default" : "provider=cptprov");
     unsigned char *buf = calloc(1, n + 16 + 64), *rec = calloc(1, n + 16 + 64);
     EVP_CIPHER_CTX *ctx;
     long count = 0;
@@ -173,15 +175,18 @@ int main(int argc, char **argv)
             return 1;
     }
     unsetenv("CPTPROV_CPU_THRESHOLD");
-    printf("TLS 1.2 records sealed/opened in place (tlsaad + one update), %.1f s per point, median of %d\n\n",
+    printf("TLS 1.2 records sealed/opened in place (tlsaad + one update), %.1f s per point, median "
+           "of %d\n\n",
         g_secs, runs);
-    printf("| algorithm | op | payload bytes | default MB/s | cptprov MB/s | ratio | device-only MB/s | CPU-path MB/s | device / CPU |\n");
+    printf("| algorithm | op | payload bytes | default MB/s | cptprov MB/s | ratio | device-only "
+           "MB/s | CPU-path MB/s | device / CPU |\n");
     printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int a = 0; a < nalg; a++) {
         for (int op = 0; op < 2; op++) {
             char *list = strdup(sizes), *save = NULL;
 
-            for (char *tok = strtok_r(list, " ,", &save); tok != NULL; tok = strtok_r(NULL, " ,", &save)) {
+            for (char *tok = strtok_r(list, " ,", &save); tok != NULL;
+                 tok = strtok_r(NULL, " ,", &save)) {
                 size_t n = (size_t)strtoul(tok, NULL, 10);
                 double r[NSIDES][15], med[NSIDES];
 
@@ -194,7 +199,8 @@ int main(int argc, char **argv)
                 }
                 printf("| %s | %s | %zu | %.0f | %.0f | %.2fx | %.0f | %.0f | %.2f |\n", algs[a],
                     op ? "open" : "seal", n, med[DEFAULT] / 1e6, med[CPTPROV] / 1e6,
-                    med[CPTPROV] / med[DEFAULT], med[DEVICE] / 1e6, med[CPU] / 1e6, med[DEVICE] / med[CPU]);
+                    med[CPTPROV] / med[DEFAULT], med[DEVICE] / 1e6, med[CPU] / 1e6,
+                    med[DEVICE] / med[CPU]);
                 fflush(stdout);
             }
             free(list);

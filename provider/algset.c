@@ -51,8 +51,8 @@ enum { T_CIPHER, T_DIGEST, T_MAC, T_KEYMGMT, T_KEYEXCH, T_SIGNATURE, T_ASYM_CIPH
 const OSSL_ALGORITHM cptprov_ciphers[] = {
 #define CPT_CIPHER(ID, num, name, aliases, family, keylen) \
     { name aliases, CPTPROV_PROPS, cptprov_##ID##_functions, name " on the CPT" },
-#define CPT_STITCHED(ID, num, name, family, keylen, digest)     \
-    { name, CPTPROV_PROPS, cptprov_##ID##_functions,            \
+#define CPT_STITCHED(ID, num, name, family, keylen, digest) \
+    { name, CPTPROV_PROPS, cptprov_##ID##_functions,        \
         name " on the CPT (TLS records: one chained instruction)" },
 #include "algorithms.def"
     { NULL, NULL, NULL, NULL }
@@ -224,8 +224,10 @@ static void explain(const char *problem, char *why, size_t whylen)
 
     accepted_names(names, sizeof(names));
     snprintf(why, whylen,
-        "%s: use all, NAME or -NAME, separated by commas or spaces, NAME one of %s (or one of their "
-        "aliases)", problem, names);
+        "%s: use all, NAME or -NAME, separated by commas or spaces, NAME one of %s (or one of "
+        "their "
+        "aliases)",
+        problem, names);
 }
 
 static void explain_unknown(const char *entry, char *why, size_t whylen)
@@ -305,7 +307,8 @@ static int tables_fit(char *why, size_t whylen)
 {
     for (int t = 0; t < NTABLES; t++)
         if (table_size(t) > MAX_PER_TABLE) {
-            snprintf(why, whylen, "internal error: more than %d algorithms of one operation type", MAX_PER_TABLE);
+            snprintf(why, whylen, "internal error: more than %d algorithms of one operation type",
+                MAX_PER_TABLE);
             return 0;
         }
     return 1;

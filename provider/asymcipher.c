@@ -157,7 +157,8 @@ static int asym_params(struct cptprov_asym *a, const OSSL_PARAM params[], int se
     if ((api = cptprov_go(a->prov)) == NULL)
         return 0;
     if (api->asym_params(a->alg, a->state, params, set, &st) != CPT_OK) {
-        cptprov_raise_status(a->prov, &st, set ? "asym_cipher_set_ctx_params" : "asym_cipher_get_ctx_params");
+        cptprov_raise_status(a->prov, &st,
+            set ? "asym_cipher_set_ctx_params" : "asym_cipher_get_ctx_params");
         return 0;
     }
     if (set)
@@ -186,18 +187,14 @@ static int cptprov_asym_set_params(void *va, const OSSL_PARAM params[])
  * first: OpenSSL 3.2 added it (no name in 3.0's headers), and older
  * versions get the lists after it.
  */
-static const OSSL_PARAM rsa_enc_gettable[] = {
-    OSSL_PARAM_uint("implicit-rejection", NULL),
+static const OSSL_PARAM rsa_enc_gettable[] = { OSSL_PARAM_uint("implicit-rejection", NULL),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_OAEP_DIGEST, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_PAD_MODE, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_MGF1_DIGEST, NULL, 0),
     OSSL_PARAM_DEFN(OSSL_ASYM_CIPHER_PARAM_OAEP_LABEL, OSSL_PARAM_OCTET_PTR, NULL, 0),
     OSSL_PARAM_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION, NULL),
-    OSSL_PARAM_uint(OSSL_ASYM_CIPHER_PARAM_TLS_NEGOTIATED_VERSION, NULL),
-    OSSL_PARAM_END
-};
-static const OSSL_PARAM rsa_enc_settable[] = {
-    OSSL_PARAM_uint("implicit-rejection", NULL),
+    OSSL_PARAM_uint(OSSL_ASYM_CIPHER_PARAM_TLS_NEGOTIATED_VERSION, NULL), OSSL_PARAM_END };
+static const OSSL_PARAM rsa_enc_settable[] = { OSSL_PARAM_uint("implicit-rejection", NULL),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_OAEP_DIGEST, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_OAEP_DIGEST_PROPS, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_PAD_MODE, NULL, 0),
@@ -205,41 +202,41 @@ static const OSSL_PARAM rsa_enc_settable[] = {
     OSSL_PARAM_utf8_string(OSSL_ASYM_CIPHER_PARAM_MGF1_DIGEST_PROPS, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_ASYM_CIPHER_PARAM_OAEP_LABEL, NULL, 0),
     OSSL_PARAM_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION, NULL),
-    OSSL_PARAM_uint(OSSL_ASYM_CIPHER_PARAM_TLS_NEGOTIATED_VERSION, NULL),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_uint(OSSL_ASYM_CIPHER_PARAM_TLS_NEGOTIATED_VERSION, NULL), OSSL_PARAM_END };
 
 /* GETTABLE and SETTABLE begin with the entry OpenSSL 3.2 added. */
-#define CPTPROV_ASYM(lc, ALG, KEYTYPE, GETTABLE, SETTABLE)                                 \
-    static void *cptprov_##lc##_newctx(void *provctx)                                     \
-    {                                                                                     \
-        return asym_new(provctx, ALG, KEYTYPE);                                           \
-    }                                                                                     \
-    static const OSSL_PARAM *cptprov_##lc##_gettable(void *va, void *provctx)            \
-    {                                                                                     \
-        (void)va;                                                                         \
-        (void)provctx;                                                                    \
-        return GETTABLE + (cptprov_openssl_at_least(3, 2) ? 0 : 1);                       \
-    }                                                                                     \
-    static const OSSL_PARAM *cptprov_##lc##_settable(void *va, void *provctx)            \
-    {                                                                                     \
-        (void)va;                                                                         \
-        (void)provctx;                                                                    \
-        return SETTABLE + (cptprov_openssl_at_least(3, 2) ? 0 : 1);                       \
-    }                                                                                     \
+#define CPTPROV_ASYM(lc, ALG, KEYTYPE, GETTABLE, SETTABLE)                                       \
+    static void *cptprov_##lc##_newctx(void *provctx)                                            \
+    {                                                                                            \
+        return asym_new(provctx, ALG, KEYTYPE);                                                  \
+    }                                                                                            \
+    static const OSSL_PARAM *cptprov_##lc##_gettable(void *va, void *provctx)                    \
+    {                                                                                            \
+        (void)va;                                                                                \
+        (void)provctx;                                                                           \
+        return GETTABLE + (cptprov_openssl_at_least(3, 2) ? 0 : 1);                              \
+    }                                                                                            \
+    static const OSSL_PARAM *cptprov_##lc##_settable(void *va, void *provctx)                    \
+    {                                                                                            \
+        (void)va;                                                                                \
+        (void)provctx;                                                                           \
+        return SETTABLE + (cptprov_openssl_at_least(3, 2) ? 0 : 1);                              \
+    }                                                                                            \
     static const OSSL_DISPATCH cptprov_##lc##_asym_cipher_functions[] = {                        \
-        CPT_FN(ASYM_CIPHER_NEWCTX, asym_cipher_newctx, cptprov_##lc##_newctx),          \
-        CPT_FN(ASYM_CIPHER_FREECTX, asym_cipher_freectx, cptprov_asym_free),             \
-        CPT_FN(ASYM_CIPHER_DUPCTX, asym_cipher_dupctx, cptprov_asym_dup),               \
-        CPT_FN(ASYM_CIPHER_ENCRYPT_INIT, asym_cipher_encrypt_init, cptprov_encrypt_init),     \
-        CPT_FN(ASYM_CIPHER_ENCRYPT, asym_cipher_encrypt, cptprov_encrypt),               \
-        CPT_FN(ASYM_CIPHER_DECRYPT_INIT, asym_cipher_decrypt_init, cptprov_decrypt_init),     \
-        CPT_FN(ASYM_CIPHER_DECRYPT, asym_cipher_decrypt, cptprov_decrypt),               \
+        CPT_FN(ASYM_CIPHER_NEWCTX, asym_cipher_newctx, cptprov_##lc##_newctx),                   \
+        CPT_FN(ASYM_CIPHER_FREECTX, asym_cipher_freectx, cptprov_asym_free),                     \
+        CPT_FN(ASYM_CIPHER_DUPCTX, asym_cipher_dupctx, cptprov_asym_dup),                        \
+        CPT_FN(ASYM_CIPHER_ENCRYPT_INIT, asym_cipher_encrypt_init, cptprov_encrypt_init),        \
+        CPT_FN(ASYM_CIPHER_ENCRYPT, asym_cipher_encrypt, cptprov_encrypt),                       \
+        CPT_FN(ASYM_CIPHER_DECRYPT_INIT, asym_cipher_decrypt_init, cptprov_decrypt_init),        \
+        CPT_FN(ASYM_CIPHER_DECRYPT, asym_cipher_decrypt, cptprov_decrypt),                       \
         CPT_FN(ASYM_CIPHER_GET_CTX_PARAMS, asym_cipher_get_ctx_params, cptprov_asym_get_params), \
-        CPT_FN(ASYM_CIPHER_GETTABLE_CTX_PARAMS, asym_cipher_gettable_ctx_params, cptprov_##lc##_gettable),                                    \
+        CPT_FN(ASYM_CIPHER_GETTABLE_CTX_PARAMS, asym_cipher_gettable_ctx_params,                 \
+            cptprov_##lc##_gettable),                                                            \
         CPT_FN(ASYM_CIPHER_SET_CTX_PARAMS, asym_cipher_set_ctx_params, cptprov_asym_set_params), \
-        CPT_FN(ASYM_CIPHER_SETTABLE_CTX_PARAMS, asym_cipher_settable_ctx_params, cptprov_##lc##_settable),                                    \
-        CPT_FN_END                                                                       \
+        CPT_FN(ASYM_CIPHER_SETTABLE_CTX_PARAMS, asym_cipher_settable_ctx_params,                 \
+            cptprov_##lc##_settable),                                                            \
+        CPT_FN_END                                                                               \
     };
 
 CPTPROV_ASYM(rsa, CPT_ASYM_RSA, CPT_KEY_RSA, rsa_enc_gettable, rsa_enc_settable)

@@ -21,8 +21,7 @@
 /* The key under which cptprov registers its fd with a wait context. */
 static const char cpt_async_key[] = "cptprov";
 
-static void notifier_cleanup(ASYNC_WAIT_CTX *ctx, const void *key, OSSL_ASYNC_FD fd,
-    void *custom)
+static void notifier_cleanup(ASYNC_WAIT_CTX *ctx, const void *key, OSSL_ASYNC_FD fd, void *custom)
 {
     (void)ctx;
     (void)key;
@@ -100,7 +99,8 @@ static int notifier_register(struct cpt_notifier *n)
     ASYNC_JOB *job = ASYNC_get_current_job();
     ASYNC_WAIT_CTX *wctx = job != NULL ? ASYNC_get_wait_ctx(job) : NULL;
 
-    if (wctx == NULL || !ASYNC_WAIT_CTX_set_wait_fd(wctx, cpt_async_key, n->fd, n, notifier_cleanup))
+    if (wctx == NULL
+        || !ASYNC_WAIT_CTX_set_wait_fd(wctx, cpt_async_key, n->fd, n, notifier_cleanup))
         return 0;
     n->wctx = wctx;
     return 1;

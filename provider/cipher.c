@@ -98,8 +98,8 @@ static void cpu_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
  * here and handed to Go with the next call for this context; an init with
  * parameters goes to Go at once.
  */
-static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
-    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
+static int cipher_init(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+    size_t ivlen, const OSSL_PARAM params[], int enc)
 {
     struct cptprov_cipher_ctx *c = vctx;
     struct cpt_pending_init *p = &c->pending;
@@ -118,8 +118,8 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
             return 0;
         }
         if (iv != NULL && !c->alg->aead && ivlen != c->alg->ivlen) {
-            CPT_RAISE(c->prov, CPT_R_INVALID_IV_LENGTH, "invalid IV length %zu (need %zu)",
-                ivlen, c->alg->ivlen);
+            CPT_RAISE(c->prov, CPT_R_INVALID_IV_LENGTH, "invalid IV length %zu (need %zu)", ivlen,
+                c->alg->ivlen);
             return 0;
         }
         p->valid = 1;
@@ -147,8 +147,9 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen,
         c->cpu.tls = 1;
     if ((api = cptprov_cipher_go(c)) == NULL)
         return 0;
-    if (api->cipher_init(c->alg->id, c->state, p, enc, (void *)key, keylen, (void *)iv,
-            ivlen, (void *)params, &st) != CPT_OK) {
+    if (api->cipher_init(c->alg->id, c->state, p, enc, (void *)key, keylen, (void *)iv, ivlen,
+            (void *)params, &st)
+        != CPT_OK) {
         cptprov_raise_status(c->prov, &st, "cipher_init");
         return 0;
     }
@@ -167,8 +168,8 @@ static int cipher_dinit(void *vctx, const unsigned char *key, size_t keylen,
     return cipher_init(vctx, key, keylen, iv, ivlen, params, 0);
 }
 
-int cptprov_cipher_run(struct cptprov_ctx *prov, const struct cptgo_api *api, int alg,
-    void *state, struct cpt_pending_init *pending, const struct cpt_path_io *io)
+int cptprov_cipher_run(struct cptprov_ctx *prov, const struct cptgo_api *api, int alg, void *state,
+    struct cpt_pending_init *pending, const struct cpt_path_io *io)
 {
     struct cpt_call call;
 
@@ -205,8 +206,8 @@ int cptprov_cipher_device_final(void *vctx, unsigned char *out, size_t *outl, si
         outl, "cipher_final");
 }
 
-static int cipher_update(void *vctx, unsigned char *out, size_t *outl,
-    size_t outsize, const unsigned char *in, size_t inl)
+static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+    const unsigned char *in, size_t inl)
 {
     struct cptprov_cipher_ctx *c = vctx;
 
@@ -231,8 +232,8 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
  * EVP_Cipher(): for AEAD ciphers an update, or final for a NULL input; for
  * the others exactly the input, without buffering or padding, on the device.
  */
-static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl,
-    size_t outsize, const unsigned char *in, size_t inl)
+static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+    const unsigned char *in, size_t inl)
 {
     struct cptprov_cipher_ctx *c = vctx;
 
@@ -300,29 +301,28 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
  * One algorithm: its parameter row, newctx, get_params and dispatch table.
  * kind is aead or generic: which context parameters it lists.
  */
-#define CPTPROV_CIPHER(lc, ID, NAME, MODE, keybytes, ivbytes, maxiv, blkbytes, kind)     \
-    static const struct cptprov_cipher_alg lc##_alg = {                           \
-        ID, NAME, MODE, keybytes, ivbytes, blkbytes, AEAD_##kind, CUSTOM_IV_##kind,  \
-        maxiv, CHACHA_##kind                                                      \
-    };                                                                            \
-    CPTPROV_ALG_FUNCS(cipher, lc, cipher_newctx, cptprov_cipher_get_params)       \
-    const OSSL_DISPATCH cptprov_##lc##_functions[] = {                          \
-        CPT_FN(CIPHER_NEWCTX, cipher_newctx, lc##_newctx),                 \
-        CPT_FN(CIPHER_FREECTX, cipher_freectx, cipher_freectx),             \
-        CPT_FN(CIPHER_DUPCTX, cipher_dupctx, cipher_dupctx),               \
-        CPT_FN(CIPHER_ENCRYPT_INIT, cipher_encrypt_init, cipher_einit),          \
-        CPT_FN(CIPHER_DECRYPT_INIT, cipher_decrypt_init, cipher_dinit),          \
-        CPT_FN(CIPHER_UPDATE, cipher_update, cipher_update),               \
-        CPT_FN(CIPHER_FINAL, cipher_final, cipher_final),                 \
-        CPT_FN(CIPHER_CIPHER, cipher_cipher, cipher_cipher),               \
-        CPT_FN(CIPHER_GET_PARAMS, cipher_get_params, lc##_get_params),         \
-        CPT_FN(CIPHER_GET_CTX_PARAMS, cipher_get_ctx_params, cipher_get_ctx_params), \
-        CPT_FN(CIPHER_SET_CTX_PARAMS, cipher_set_ctx_params, cipher_set_ctx_params), \
-        CPT_FN(CIPHER_GETTABLE_PARAMS, cipher_gettable_params, cptprov_cipher_static_gettable),                     \
-        CPT_FN(CIPHER_GETTABLE_CTX_PARAMS, cipher_gettable_ctx_params, cptprov_##kind##_gettable_ctx_params),               \
-        CPT_FN(CIPHER_SETTABLE_CTX_PARAMS, cipher_settable_ctx_params, cptprov_##kind##_settable_ctx_params),               \
-        CPT_FN_END                                                               \
-    };
+#define CPTPROV_CIPHER(lc, ID, NAME, MODE, keybytes, ivbytes, maxiv, blkbytes, kind)            \
+    static const struct cptprov_cipher_alg lc##_alg = { ID, NAME, MODE, keybytes, ivbytes,      \
+        blkbytes, AEAD_##kind, CUSTOM_IV_##kind, maxiv, CHACHA_##kind };                        \
+    CPTPROV_ALG_FUNCS(cipher, lc, cipher_newctx, cptprov_cipher_get_params)                     \
+    const OSSL_DISPATCH cptprov_##lc##_functions[] = { CPT_FN(CIPHER_NEWCTX, cipher_newctx,     \
+                                                           lc##_newctx),                        \
+        CPT_FN(CIPHER_FREECTX, cipher_freectx, cipher_freectx),                                 \
+        CPT_FN(CIPHER_DUPCTX, cipher_dupctx, cipher_dupctx),                                    \
+        CPT_FN(CIPHER_ENCRYPT_INIT, cipher_encrypt_init, cipher_einit),                         \
+        CPT_FN(CIPHER_DECRYPT_INIT, cipher_decrypt_init, cipher_dinit),                         \
+        CPT_FN(CIPHER_UPDATE, cipher_update, cipher_update),                                    \
+        CPT_FN(CIPHER_FINAL, cipher_final, cipher_final),                                       \
+        CPT_FN(CIPHER_CIPHER, cipher_cipher, cipher_cipher),                                    \
+        CPT_FN(CIPHER_GET_PARAMS, cipher_get_params, lc##_get_params),                          \
+        CPT_FN(CIPHER_GET_CTX_PARAMS, cipher_get_ctx_params, cipher_get_ctx_params),            \
+        CPT_FN(CIPHER_SET_CTX_PARAMS, cipher_set_ctx_params, cipher_set_ctx_params),            \
+        CPT_FN(CIPHER_GETTABLE_PARAMS, cipher_gettable_params, cptprov_cipher_static_gettable), \
+        CPT_FN(CIPHER_GETTABLE_CTX_PARAMS, cipher_gettable_ctx_params,                          \
+            cptprov_##kind##_gettable_ctx_params),                                              \
+        CPT_FN(CIPHER_SETTABLE_CTX_PARAMS, cipher_settable_ctx_params,                          \
+            cptprov_##kind##_settable_ctx_params),                                              \
+        CPT_FN_END };
 
 /* What each kind is: AEAD, custom IV (EVP's flag), ChaCha's counter. */
 #define AEAD_aead 1

@@ -70,8 +70,8 @@ static int aead_to_device(void *vctx)
         return 1;
     if ((api = cptprov_cipher_go(c)) == NULL)
         return 0;
-    rc = api->cipher_update(c->alg->id, c->state, &c->pending, NULL, &outl, 0, cp->aad,
-        cp->aad_len, NULL, &st);
+    rc = api->cipher_update(c->alg->id, c->state, &c->pending, NULL, &outl, 0, cp->aad, cp->aad_len,
+        NULL, &st);
     cp->aad_len = 0;
     if (rc != CPT_OK) {
         cptprov_raise_status(c->prov, &st, "cipher_update");
@@ -87,8 +87,7 @@ static int aead_to_cpu(void *vctx)
     struct cipher_cpu *cp = &c->cpu;
     int n;
 
-    if (cp->aad_len != 0
-        && !EVP_CipherUpdate(cipher_twin(c), NULL, &n, cp->aad, (int)cp->aad_len))
+    if (cp->aad_len != 0 && !EVP_CipherUpdate(cipher_twin(c), NULL, &n, cp->aad, (int)cp->aad_len))
         return 0;
     cp->aad_len = 0;
     return 1;
@@ -153,7 +152,8 @@ static int aead_cpu_final(void *vctx, unsigned char *out, size_t *outl, size_t o
             CPT_RAISE(c->prov, CPT_R_INVALID_TAG, "no tag set before final of a decryption");
             return 0;
         }
-        tag[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, sh->tag, sh->tag_len);
+        tag[0] =
+            OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, sh->tag, sh->tag_len);
         if (!EVP_CIPHER_CTX_set_params(cipher_twin(c), tag)) {
             CPT_RAISE(c->prov, CPT_R_INTERNAL, "handing the tag to the CPU path");
             return 0;
@@ -166,7 +166,8 @@ static int aead_cpu_final(void *vctx, unsigned char *out, size_t *outl, size_t o
     }
     *outl = 0;
     if (enc) {
-        tag[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, sh->tag, sizeof(sh->tag));
+        tag[0] =
+            OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, sh->tag, sizeof(sh->tag));
         if (!EVP_CIPHER_CTX_get_params(cipher_twin(c), tag)) {
             CPT_RAISE(c->prov, CPT_R_INTERNAL, "reading the CPU path's tag");
             return 0;
@@ -210,7 +211,6 @@ int cptprov_aead_final(struct cptprov_cipher_ctx *c, unsigned char *out, size_t 
         aead_cpu(c) && (c->path.side == CPT_SIDE_CPU || aead_cpu_open(c)), out, outl, outsize);
 }
 
-const struct cpt_path_hw cptprov_cipher_aead_path = {
-    aead_to_cpu, aead_to_device, aead_cpu_update, cptprov_cipher_device_update, aead_cpu_final,
-    cptprov_cipher_device_final, cpt_twin_cipher_dup, cpt_twin_cipher_free, 1
-};
+const struct cpt_path_hw cptprov_cipher_aead_path = { aead_to_cpu, aead_to_device, aead_cpu_update,
+    cptprov_cipher_device_update, aead_cpu_final, cptprov_cipher_device_final, cpt_twin_cipher_dup,
+    cpt_twin_cipher_free, 1 };

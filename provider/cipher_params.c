@@ -76,17 +76,16 @@ int cptprov_cipher_set_params_in_c(const struct cptprov_cipher_ctx *c, const OSS
          * for ChaCha20-Poly1305 only its length, as OpenSSL's allows. Go
          * reads it from the shadow; so does the CPU path.
          */
-        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)
-            && p->data_type == OSSL_PARAM_OCTET_STRING && p->data_size >= 1
-            && p->data_size <= sizeof(sh->tag)
+        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) && p->data_type == OSSL_PARAM_OCTET_STRING
+            && p->data_size >= 1 && p->data_size <= sizeof(sh->tag)
             && (c->alg->chacha ? p->data == NULL || !enc : p->data != NULL && !enc)) {
             if (p->data != NULL)
                 memcpy(sh->tag, p->data, p->data_size);
             sh->tag_len = (uint32_t)p->data_size;
             continue;
         }
-        if (!key_is(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN)
-            || !OSSL_PARAM_get_size_t(p, &v) || v != shadow_ivlen(c))
+        if (!key_is(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN) || !OSSL_PARAM_get_size_t(p, &v)
+            || v != shadow_ivlen(c))
             return -1;
     }
     return 1;
@@ -106,8 +105,7 @@ int cptprov_cipher_get_params(OSSL_PARAM params[], const struct cptprov_cipher_a
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL
         && !OSSL_PARAM_set_int(p, a->custom_iv))
         return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL
-        && !OSSL_PARAM_set_int(p, 0))
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL && !OSSL_PARAM_set_int(p, 0))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) != NULL
         && !OSSL_PARAM_set_int(p, 0))
@@ -140,26 +138,21 @@ int cptprov_cipher_static_params(OSSL_PARAM params[], unsigned int mode, int aea
  * The same parameter lists as OpenSSL's own AEAD ciphers (tls-version and
  * tls-mac-size are accepted without being listed, as there).
  */
-static const OSSL_PARAM cipher_gettable[] = {
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
+static const OSSL_PARAM cipher_gettable[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
-    OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
-    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL), OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
     OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
     OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
-    OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL), OSSL_PARAM_END };
 
 /*
  * "iv-generated" (whether the context drew the IV itself) first: OpenSSL
  * 3.4 added it (no name in 3.0's headers), and older versions get the list
  * after it.
  */
-static const OSSL_PARAM aead_gettable_ctx[] = {
-    OSSL_PARAM_uint("iv-generated", NULL),
+static const OSSL_PARAM aead_gettable_ctx[] = { OSSL_PARAM_uint("iv-generated", NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
@@ -167,63 +160,46 @@ static const OSSL_PARAM aead_gettable_ctx[] = {
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, NULL, 0),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, NULL, 0), OSSL_PARAM_END };
 
-static const OSSL_PARAM aead_settable_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
+static const OSSL_PARAM aead_settable_ctx[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN,
+                                                    NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, NULL, 0),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, NULL, 0), OSSL_PARAM_END };
 
 /* The lists of OpenSSL's own block and stream ciphers. */
-static const OSSL_PARAM generic_gettable_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+static const OSSL_PARAM generic_gettable_ctx[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN,
+                                                       NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL), OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
-    OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, NULL, 0),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, NULL, 0), OSSL_PARAM_END };
 
-static const OSSL_PARAM generic_settable_ctx[] = {
-    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+static const OSSL_PARAM generic_settable_ctx[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL), OSSL_PARAM_END };
 
 /* The lists of OpenSSL's ChaCha20 and ChaCha20-Poly1305. */
-static const OSSL_PARAM chacha_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-    OSSL_PARAM_END
-};
+static const OSSL_PARAM chacha_ctx[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL), OSSL_PARAM_END };
 
-static const OSSL_PARAM chachapoly_gettable_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+static const OSSL_PARAM chachapoly_gettable_ctx[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN,
+                                                          NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL), OSSL_PARAM_END };
 
-static const OSSL_PARAM chachapoly_settable_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+static const OSSL_PARAM chachapoly_settable_ctx[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN,
+                                                          NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0), OSSL_PARAM_END };
 
 const OSSL_PARAM *cptprov_cipher_static_gettable(void *provctx)
 {

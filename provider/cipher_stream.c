@@ -116,7 +116,8 @@ static int stream_to_cpu(void *vctx)
         || api->cipher_export(c->alg->id, c->state, &c->pending, &s, &st) != CPT_OK
         || s.buf_len > sizeof(s.buf) || s.num >= (c->alg->chacha ? 64u : 16u))
         return -1;
-    if (s.num != 0 && !c->alg->chacha) { /* regenerate the keystream block from the counter before */
+    if (s.num != 0
+        && !c->alg->chacha) { /* regenerate the keystream block from the counter before */
         for (int i = 15; i >= 0 && s.iv[i]-- == 0; i--)
             ;
     }
@@ -187,7 +188,6 @@ static int stream_cpu_final(void *vctx, unsigned char *out, size_t *outl, size_t
 
 /* The stream stays where it is after a final: an update without a new
  * init goes on from there, as in OpenSSL. */
-const struct cpt_path_hw cptprov_cipher_stream_path = {
-    stream_to_cpu, stream_to_device, stream_cpu_update, cptprov_cipher_device_update,
-    stream_cpu_final, cptprov_cipher_device_final, cpt_twin_cipher_dup, cpt_twin_cipher_free, 0
-};
+const struct cpt_path_hw cptprov_cipher_stream_path = { stream_to_cpu, stream_to_device,
+    stream_cpu_update, cptprov_cipher_device_update, stream_cpu_final, cptprov_cipher_device_final,
+    cpt_twin_cipher_dup, cpt_twin_cipher_free, 0 };

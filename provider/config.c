@@ -48,7 +48,8 @@ static const unsigned char slot_family[CPT_MAX_ALGS] = {
 #define CPT_CIPHER(ID, num, name, aliases, family, keylen) [CPT_ALG_##ID] = F_##family + 1,
 #define CPT_STITCHED(ID, num, name, family, keylen, digest) [CPT_ALG_##ID] = F_##family + 1,
 #define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) \
-    [CPT_ALG_MD_BASE + CPT_MD_##ID] = F_##family + 1, [CPT_ALG_MAC_BASE + CPT_MD_##ID] = F_##hmac_family + 1,
+    [CPT_ALG_MD_BASE + CPT_MD_##ID] = F_##family + 1,                            \
+                       [CPT_ALG_MAC_BASE + CPT_MD_##ID] = F_##hmac_family + 1,
 #include "algorithms.def"
 };
 
@@ -177,7 +178,8 @@ static int bad(struct cptprov_ctx *p, const char *key, const char *value, const 
 
 static int parse_switch(const char *v)
 {
-    static const char *const on[] = { "on", "yes", "true", "1" }, *const off[] = { "off", "no", "false", "0" };
+    static const char *const on[] = { "on", "yes", "true", "1" },
+                             *const off[] = { "off", "no", "false", "0" };
 
     for (size_t i = 0; i < 4; i++) {
         if (OPENSSL_strcasecmp(v, on[i]) == 0)
@@ -195,13 +197,15 @@ static int parse_switch(const char *v)
  */
 static int faults_ok(const char *plan)
 {
-    static const char *const kinds[] = { "error", "delay", "stall", "reset", "full", "crt", "absent" };
+    static const char *const kinds[] = { "error", "delay", "stall", "reset", "full", "crt",
+        "absent" };
     const size_t nkinds = sizeof(kinds) / sizeof(kinds[0]), absent = nkinds - 1;
     static const char *const fkeys[] = { "every", "rate", "seed", "skip", "limit", "delay", "op" };
     char *copy = OPENSSL_strdup(plan), *save = NULL, *rule;
     int ok = copy != NULL, rules = 0;
 
-    for (rule = ok ? strtok_r(copy, ";", &save) : NULL; ok && rule != NULL; rule = strtok_r(NULL, ";", &save)) {
+    for (rule = ok ? strtok_r(copy, ";", &save) : NULL; ok && rule != NULL;
+         rule = strtok_r(NULL, ";", &save)) {
         char *args = strchr(rule, ':'), *save2 = NULL, *kv;
         size_t k;
 
@@ -215,7 +219,8 @@ static int faults_ok(const char *plan)
             ;
         ok = k < nkinds && !(k == absent && args != NULL);
         rules++;
-        for (kv = ok && args ? strtok_r(args, ",", &save2) : NULL; ok && kv != NULL; kv = strtok_r(NULL, ",", &save2)) {
+        for (kv = ok && args ? strtok_r(args, ",", &save2) : NULL; ok && kv != NULL;
+             kv = strtok_r(NULL, ",", &save2)) {
             char *eq = strchr(kv, '=');
             size_t j;
 
@@ -244,12 +249,16 @@ static int log_file_ok(const char *v)
 
     if (strcmp(v, "stderr") == 0 || strcmp(v, "syslog") == 0)
         return 1;
-    snprintf(dir, sizeof(dir), "%.*s", slash == NULL ? 1 : slash == v ? 1 : (int)(slash - v),
+    snprintf(dir, sizeof(dir), "%.*s",
+        slash == NULL    ? 1
+            : slash == v ? 1
+                         : (int)(slash - v),
         slash == NULL ? "." : v);
     return v[0] != '\0' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int check(struct cptprov_ctx *p, const struct key *k, const char *name, const char *v, long *n)
+static int check(struct cptprov_ctx *p, const struct key *k, const char *name, const char *v,
+    long *n)
 {
     char range[320]; /* the backends' list fits (names: 256) */
 
@@ -289,7 +298,8 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
             *n = strcmp(v, "auto") == 0;
             return 1;
         }
-        return bad(p, name, v, "use auto (the wait-context callback when the application set one, an fd "
+        return bad(p, name, v,
+            "use auto (the wait-context callback when the application set one, an fd "
             "otherwise) or fd");
     case K_BACKEND: {
         char names[256] = "";
@@ -298,16 +308,20 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
             if (strcmp(v, backends[*n]) == 0)
                 return 1;
         for (size_t i = 0; i < NBACKENDS; i++)
-            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i > 0 ? ", " : "", backends[i]);
-        snprintf(range, sizeof(range), NBACKENDS == 1 ? "use %s (the only backend in this build)"
-            : "use one of %s (the backends in this build)", names);
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+                i > 0 ? ", " : "", backends[i]);
+        snprintf(range, sizeof(range),
+            NBACKENDS == 1 ? "use %s (the only backend in this build)"
+                           : "use one of %s (the backends in this build)",
+            names);
         return bad(p, name, v, range);
     }
     case K_FAULTS:
         if (faults_ok(v))
             return 1;
         return bad(p, name, v,
-            "use rules kind[:key=value,...] separated by ';', kinds error, delay, stall, reset, full, crt, absent, "
+            "use rules kind[:key=value,...] separated by ';', kinds error, delay, stall, reset, "
+            "full, crt, absent, "
             "keys every, rate, seed, skip, limit, delay, op");
     case K_ALGORITHMS:
         return 1; /* checked as it is applied: choose_algorithms */
@@ -355,10 +369,11 @@ static int known_key(const char *name)
 static int check_unknown_keys(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
 {
     char *prov = NULL, *deflt = NULL;
-    OSSL_PARAM q[] = { OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_CORE_PROV_NAME, &prov, 0), OSSL_PARAM_END };
+    OSSL_PARAM q[] = { OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_CORE_PROV_NAME, &prov, 0),
+        OSSL_PARAM_END };
     const char *file = getenv("OPENSSL_CONF"), *init, *provs, *mine;
     CONF *conf;
-    STACK_OF(CONF_VALUE) *sect;
+    STACK_OF(CONF_VALUE) * sect;
     int ok = 1;
 
     if (!c_get_params(handle, q) || prov == NULL)
@@ -370,18 +385,23 @@ static int check_unknown_keys(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *han
         return 1;
     }
     ERR_set_mark();
-    if (NCONF_load(conf, file, NULL) > 0 && (init = NCONF_get_string(conf, NULL, "openssl_conf")) != NULL
+    if (NCONF_load(conf, file, NULL) > 0
+        && (init = NCONF_get_string(conf, NULL, "openssl_conf")) != NULL
         && (provs = NCONF_get_string(conf, init, "providers")) != NULL
-        && (mine = NCONF_get_string(conf, provs, prov)) != NULL && (sect = NCONF_get_section(conf, mine)) != NULL) {
+        && (mine = NCONF_get_string(conf, provs, prov)) != NULL
+        && (sect = NCONF_get_section(conf, mine)) != NULL) {
         for (int i = 0; ok && i < sk_CONF_VALUE_num(sect); i++) {
             CONF_VALUE *v = sk_CONF_VALUE_value(sect, i);
 
             if (!known_key(v->name)) {
                 ERR_pop_to_mark();
                 ERR_set_mark();
-                refuse(p, "cptprov: unknown key %s = \"%s\" in [%s] of %s (keys: algorithms, backend, async_notify, stats_dir, engines, "
+                refuse(p,
+                    "cptprov: unknown key %s = \"%s\" in [%s] of %s (keys: algorithms, backend, "
+                    "async_notify, stats_dir, engines, "
                     "ring_depth, engine_spin_us, cpu_threshold, cpu_threshold_<family>, fallback, "
-                    "request_timeout_ms, retries, breaker_threshold, breaker_cooldown_ms, log_level, log_file, faults)",
+                    "request_timeout_ms, retries, breaker_threshold, breaker_cooldown_ms, "
+                    "log_level, log_file, faults)",
                     v->name, v->value, mine, file);
                 ok = 0;
             }
@@ -493,13 +513,19 @@ static int same_process_config(struct cptprov_ctx *p, int notify)
         const char *v = process_value(&p->cfg, i, buf, sizeof(buf));
 
         if (!same_value(v, process_val[i]))
-            ok = refuse(p, "cptprov: %s = \"%s\" differs from \"%s\" of the cptprov already active in this process "
-                "(another library context): the device, its log and its statistics are one per process, so every "
+            ok = refuse(p,
+                "cptprov: %s = \"%s\" differs from \"%s\" of the cptprov already active in this "
+                "process "
+                "(another library context): the device, its log and its statistics are one per "
+                "process, so every "
                 "context that loads cptprov must give them the same configuration",
-                process_keys[i].key, v != NULL ? v : "(unset)", process_val[i] != NULL ? process_val[i] : "(unset)");
+                process_keys[i].key, v != NULL ? v : "(unset)",
+                process_val[i] != NULL ? process_val[i] : "(unset)");
     }
     if (ok && notify != process_notify)
-        ok = refuse(p, "cptprov: async_notify = \"%s\" differs from \"%s\" of the cptprov already active in this "
+        ok = refuse(p,
+            "cptprov: async_notify = \"%s\" differs from \"%s\" of the cptprov already active in "
+            "this "
             "process (another library context): how ASYNC jobs are woken is one per process",
             notify_names[notify], notify_names[process_notify]);
     pthread_mutex_unlock(&process_mu);

@@ -67,7 +67,8 @@ enum cpt_alg {
 #include "algorithms.def"
 };
 enum cpt_md {
-#define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) CPT_MD_##ID = (num),
+#define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) \
+    CPT_MD_##ID = (num),
 #include "algorithms.def"
 };
 /* Bytes of Go-owned state in an HMAC context (>= dispatch.MACStateSize). */
@@ -242,7 +243,9 @@ struct cpt_config {
  * with cptdrv.RegisterBackend under this name); the first is the default.
  * The `backend` key accepts these at activation, before any Go runs.
  */
+/* clang-format off */
 #define CPT_BACKENDS { "simulator" }
+/* clang-format on */
 
 /*
  * One per ASYNC_WAIT_CTX: the eventfd registered with the wait context and

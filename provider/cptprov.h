@@ -112,15 +112,15 @@ static inline int cptprov_names_have(const char *names, const char *name, size_t
 
 /* errors.c */
 int cptprov_errors_init(const OSSL_DISPATCH *in);
-void cptprov_raise(const struct cptprov_ctx *p, int reason, const char *file,
-    int line, const char *func, const char *fmt, ...);
+void cptprov_raise(const struct cptprov_ctx *p, int reason, const char *file, int line,
+    const char *func, const char *fmt, ...);
 #define CPT_RAISE(p, reason, ...) \
     cptprov_raise((p), (reason), __FILE__, __LINE__, __func__, __VA_ARGS__)
 /* Where OpenSSL gives no provider context: raised through any live one
  * (cptprov_errors_register adds or, add = 0, removes a context). */
 void cptprov_errors_register(const struct cptprov_ctx *p, int add);
-void cptprov_raise_any(int reason, const char *file, int line, const char *func,
-    const char *fmt, ...);
+void cptprov_raise_any(int reason, const char *file, int line, const char *func, const char *fmt,
+    ...);
 #define CPT_RAISE_ANY(reason, ...) \
     cptprov_raise_any((reason), __FILE__, __LINE__, __func__, __VA_ARGS__)
 /* Raise what the Go side (or the device) reported. */
@@ -171,23 +171,23 @@ int cptprov_finish(struct cpt_call *call, int rc, size_t *outl, const char *func
  * newctx and get_params given its row lc##_alg. CPTPROV_CTX_PARAMS_FN: the
  * function of a gettable or settable context-parameter list.
  */
-#define CPTPROV_ALG_FUNCS(op, lc, newctx, get_params)     \
-    static OSSL_FUNC_##op##_newctx_fn lc##_newctx;        \
+#define CPTPROV_ALG_FUNCS(op, lc, newctx, get_params)      \
+    static OSSL_FUNC_##op##_newctx_fn lc##_newctx;         \
     static OSSL_FUNC_##op##_get_params_fn lc##_get_params; \
-    static void *lc##_newctx(void *provctx)               \
-    {                                                     \
-        return newctx(provctx, &lc##_alg);                \
-    }                                                     \
-    static int lc##_get_params(OSSL_PARAM params[])       \
-    {                                                     \
-        return get_params(params, &lc##_alg);             \
+    static void *lc##_newctx(void *provctx)                \
+    {                                                      \
+        return newctx(provctx, &lc##_alg);                 \
+    }                                                      \
+    static int lc##_get_params(OSSL_PARAM params[])        \
+    {                                                      \
+        return get_params(params, &lc##_alg);              \
     }
-#define CPTPROV_CTX_PARAMS_FN(fn, list)                  \
-    const OSSL_PARAM *fn(void *cctx, void *provctx)      \
-    {                                                    \
-        (void)cctx;                                      \
-        (void)provctx;                                   \
-        return list;                                     \
+#define CPTPROV_CTX_PARAMS_FN(fn, list)             \
+    const OSSL_PARAM *fn(void *cctx, void *provctx) \
+    {                                               \
+        (void)cctx;                                 \
+        (void)provctx;                              \
+        return list;                                \
     }
 
 /* algset.c: every cipher; cipher_params.c: a cipher's static get_params

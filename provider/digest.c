@@ -213,9 +213,8 @@ static int device_final(void *vctx, unsigned char *out, size_t *outl, size_t out
         "digest_final");
 }
 
-static const struct cpt_path_hw digest_path = {
-    cpu_start, device_start, cpu_update, device_update, cpu_final, device_final, NULL, NULL, 1
-};
+static const struct cpt_path_hw digest_path = { cpu_start, device_start, cpu_update, device_update,
+    cpu_final, device_final, NULL, NULL, 1 };
 
 static int digest_update(void *vctx, const unsigned char *in, size_t inl)
 {
@@ -255,19 +254,16 @@ static int digest_get_params(OSSL_PARAM params[], const struct cptprov_digest_al
         /* As the default provider: the AlgorithmIdentifier has no parameters. */
         || ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_ALGID_ABSENT)) != NULL
             && !OSSL_PARAM_set_int(p, 1))) {
-        CPT_RAISE_ANY(CPT_R_FAILED_TO_SET_PARAMETER, "parameter \"%s\" cannot hold the value", p->key);
+        CPT_RAISE_ANY(CPT_R_FAILED_TO_SET_PARAMETER, "parameter \"%s\" cannot hold the value",
+            p->key);
         return 0;
     }
     return 1;
 }
 
-static const OSSL_PARAM digest_gettable[] = {
-    OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_BLOCK_SIZE, NULL),
-    OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, NULL),
-    OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOF, NULL),
-    OSSL_PARAM_int(OSSL_DIGEST_PARAM_ALGID_ABSENT, NULL),
-    OSSL_PARAM_END
-};
+static const OSSL_PARAM digest_gettable[] = { OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_BLOCK_SIZE, NULL),
+    OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, NULL), OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOF, NULL),
+    OSSL_PARAM_int(OSSL_DIGEST_PARAM_ALGID_ABSENT, NULL), OSSL_PARAM_END };
 
 static const OSSL_PARAM *digest_gettable_params(void *provctx)
 {
@@ -276,19 +272,18 @@ static const OSSL_PARAM *digest_gettable_params(void *provctx)
 }
 
 /* One algorithm: its parameter row, newctx, get_params and dispatch table. */
-#define CPTPROV_DIGEST(lc, ID, size, blocksize)                                       \
-    static const struct cptprov_digest_alg lc##_alg = { ID, size, blocksize };         \
-    CPTPROV_ALG_FUNCS(digest, lc, digest_newctx, digest_get_params)                  \
-    static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                         \
-        CPT_FN(DIGEST_NEWCTX, digest_newctx, lc##_newctx),                     \
-        CPT_FN(DIGEST_FREECTX, digest_freectx, digest_freectx),                 \
-        CPT_FN(DIGEST_DUPCTX, digest_dupctx, digest_dupctx),                   \
-        CPT_FN(DIGEST_INIT, digest_init, digest_init),                       \
-        CPT_FN(DIGEST_UPDATE, digest_update, digest_update),                   \
-        CPT_FN(DIGEST_FINAL, digest_final, digest_final),                     \
-        CPT_FN(DIGEST_GET_PARAMS, digest_get_params, lc##_get_params),             \
-        CPT_FN(DIGEST_GETTABLE_PARAMS, digest_gettable_params, digest_gettable_params), \
-        CPT_FN_END                                                                   \
+#define CPTPROV_DIGEST(lc, ID, size, blocksize)                                                    \
+    static const struct cptprov_digest_alg lc##_alg = { ID, size, blocksize };                     \
+    CPTPROV_ALG_FUNCS(digest, lc, digest_newctx, digest_get_params)                                \
+    static const OSSL_DISPATCH cptprov_##lc##_functions[] = {                                      \
+        CPT_FN(DIGEST_NEWCTX, digest_newctx, lc##_newctx),                                         \
+        CPT_FN(DIGEST_FREECTX, digest_freectx, digest_freectx),                                    \
+        CPT_FN(DIGEST_DUPCTX, digest_dupctx, digest_dupctx),                                       \
+        CPT_FN(DIGEST_INIT, digest_init, digest_init),                                             \
+        CPT_FN(DIGEST_UPDATE, digest_update, digest_update),                                       \
+        CPT_FN(DIGEST_FINAL, digest_final, digest_final),                                          \
+        CPT_FN(DIGEST_GET_PARAMS, digest_get_params, lc##_get_params),                             \
+        CPT_FN(DIGEST_GETTABLE_PARAMS, digest_gettable_params, digest_gettable_params), CPT_FN_END \
     };
 
 #define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) \

@@ -20,8 +20,13 @@
 
 #include <openssl/core_dispatch.h>
 
-#define CPT_FN(id, fntype, fn) \
-    { OSSL_FUNC_##id, (void (*)(void))(1 ? (fn) : (OSSL_FUNC_##fntype##_fn *)0) }
-#define CPT_FN_END { 0, NULL }
+#define CPT_FN(id, fntype, fn)                                                    \
+    {                                                                             \
+        OSSL_FUNC_##id, (void (*)(void))(1 ? (fn) : (OSSL_FUNC_##fntype##_fn *)0) \
+    }
+#define CPT_FN_END \
+    {              \
+        0, NULL    \
+    }
 
 #endif

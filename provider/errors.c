@@ -38,8 +38,8 @@ int cptprov_errors_init(const OSSL_DISPATCH *in)
     return c_new_error != NULL && c_set_error_debug != NULL && c_vset_error != NULL;
 }
 
-void cptprov_raise(const struct cptprov_ctx *p, int reason, const char *file,
-    int line, const char *func, const char *fmt, ...)
+void cptprov_raise(const struct cptprov_ctx *p, int reason, const char *file, int line,
+    const char *func, const char *fmt, ...)
 {
     va_list ap;
 
@@ -72,7 +72,8 @@ void cptprov_errors_register(const struct cptprov_ctx *p, int add)
     pthread_mutex_unlock(&live_lock);
 }
 
-void cptprov_raise_any(int reason, const char *file, int line, const char *func, const char *fmt, ...)
+void cptprov_raise_any(int reason, const char *file, int line, const char *func, const char *fmt,
+    ...)
 {
     const struct cptprov_ctx *p = NULL;
     va_list ap;
@@ -107,7 +108,8 @@ void cptprov_raise_status(const struct cptprov_ctx *p, const struct cpt_status *
     }
     for (;;) {
         nl = memchr(m, '\n', strnlen(m, sizeof(st->msg) - (size_t)(m - st->msg)));
-        cptprov_raise(p, reason, "libcptgo", 0, func, "%.*s", (int)(nl != NULL ? nl - m : (ptrdiff_t)strlen(m)), m);
+        cptprov_raise(p, reason, "libcptgo", 0, func, "%.*s",
+            (int)(nl != NULL ? nl - m : (ptrdiff_t)strlen(m)), m);
         if (nl == NULL)
             return;
         m = nl + 1;

@@ -138,8 +138,7 @@ static int cptprov_exch_set_params(void *vx, const OSSL_PARAM params[])
 
 static const OSSL_PARAM ecdh_settable[] = {
     OSSL_PARAM_int(OSSL_EXCHANGE_PARAM_EC_ECDH_COFACTOR_MODE, NULL),
-    OSSL_PARAM_utf8_string(OSSL_EXCHANGE_PARAM_KDF_TYPE, NULL, 0),
-    OSSL_PARAM_END
+    OSSL_PARAM_utf8_string(OSSL_EXCHANGE_PARAM_KDF_TYPE, NULL, 0), OSSL_PARAM_END
 };
 
 static const OSSL_PARAM *cptprov_exch_settable(void *vx, void *provctx)
@@ -149,29 +148,29 @@ static const OSSL_PARAM *cptprov_exch_settable(void *vx, void *provctx)
     return ecdh_settable;
 }
 
-#define CPTPROV_EXCH(lc, KT)                                                     \
-    static void *cptprov_##lc##_exch_new(void *provctx)                          \
-    {                                                                            \
-        return exch_new(provctx, KT);                                            \
-    }                                                                            \
-    static const OSSL_DISPATCH cptprov_##lc##_keyexch_functions[] = {               \
-        CPT_FN(KEYEXCH_NEWCTX, keyexch_newctx, cptprov_##lc##_exch_new),   \
-        CPT_FN(KEYEXCH_FREECTX, keyexch_freectx, cptprov_exch_free),        \
-        CPT_FN(KEYEXCH_DUPCTX, keyexch_dupctx, cptprov_exch_dup),          \
-        CPT_FN(KEYEXCH_INIT, keyexch_init, cptprov_exch_init),           \
-        CPT_FN(KEYEXCH_SET_PEER, keyexch_set_peer, cptprov_exch_set_peer),   \
-        CPT_FN(KEYEXCH_DERIVE, keyexch_derive, cptprov_exch_derive),       \
-        CPT_FN(KEYEXCH_SET_CTX_PARAMS, keyexch_set_ctx_params, cptprov_exch_set_params), \
+#define CPTPROV_EXCH(lc, KT)                                                                     \
+    static void *cptprov_##lc##_exch_new(void *provctx)                                          \
+    {                                                                                            \
+        return exch_new(provctx, KT);                                                            \
+    }                                                                                            \
+    static const OSSL_DISPATCH cptprov_##lc##_keyexch_functions[] = {                            \
+        CPT_FN(KEYEXCH_NEWCTX, keyexch_newctx, cptprov_##lc##_exch_new),                         \
+        CPT_FN(KEYEXCH_FREECTX, keyexch_freectx, cptprov_exch_free),                             \
+        CPT_FN(KEYEXCH_DUPCTX, keyexch_dupctx, cptprov_exch_dup),                                \
+        CPT_FN(KEYEXCH_INIT, keyexch_init, cptprov_exch_init),                                   \
+        CPT_FN(KEYEXCH_SET_PEER, keyexch_set_peer, cptprov_exch_set_peer),                       \
+        CPT_FN(KEYEXCH_DERIVE, keyexch_derive, cptprov_exch_derive),                             \
+        CPT_FN(KEYEXCH_SET_CTX_PARAMS, keyexch_set_ctx_params, cptprov_exch_set_params),         \
         CPT_FN(KEYEXCH_SETTABLE_CTX_PARAMS, keyexch_settable_ctx_params, cptprov_exch_settable), \
-        CPT_FN_END                                                              \
+        CPT_FN_END                                                                               \
     };
 
 CPTPROV_EXCH(x25519, CPT_KEY_X25519)
 CPTPROV_EXCH(ecdh, CPT_KEY_EC)
 
-const OSSL_ALGORITHM cptprov_keyexchs[] = {
-    { "X25519:1.3.101.110", CPTPROV_PROPS, cptprov_x25519_keyexch_functions,
-        "X25519 key exchange on the CPT" },
-    { "ECDH", CPTPROV_PROPS, cptprov_ecdh_keyexch_functions, "ECDH on the CPT (NIST prime curves)" },
-    { NULL, NULL, NULL, NULL }
-};
+const OSSL_ALGORITHM cptprov_keyexchs[] = { { "X25519:1.3.101.110", CPTPROV_PROPS,
+                                                cptprov_x25519_keyexch_functions,
+                                                "X25519 key exchange on the CPT" },
+    { "ECDH", CPTPROV_PROPS, cptprov_ecdh_keyexch_functions,
+        "ECDH on the CPT (NIST prime curves)" },
+    { NULL, NULL, NULL, NULL } };

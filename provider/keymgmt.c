@@ -97,10 +97,13 @@ static void *cptprov_key_dup(const void *vk, int selection)
 }
 
 /* Calls into Go; each raises what Go reported. */
-#define GO_OR_FAIL(p, api)                 \
+/* clang-format would take the macro's if for a statement of its own. */
+/* clang-format off */
+#define GO_OR_FAIL(p, api)                       \
     const struct cptgo_api *api = cptprov_go(p); \
-    if (api == NULL)                       \
+    if (api == NULL)                             \
         return 0
+/* clang-format on */
 
 static int cptprov_key_match(const void *va, const void *vb, int selection)
 {
@@ -121,8 +124,8 @@ static int cptprov_key_validate(const void *vk, int selection, int checktype)
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
     return cptprov_finish(&call,
-        call.api->key_validate(k->kt->id, (void *)k->state, selection, &call.st),
-        NULL, "key_validate");
+        call.api->key_validate(k->kt->id, (void *)k->state, selection, &call.st), NULL,
+        "key_validate");
 }
 
 static int cptprov_key_import(void *vk, int selection, const OSSL_PARAM params[])
@@ -162,11 +165,12 @@ static int x25519_sizes(const struct cptprov_key *k, OSSL_PARAM params[])
     if (k->kt->id != CPT_KEY_X25519)
         return -1;
     for (p = params; p->key != NULL; p++)
-        if (strcmp(p->key, OSSL_PKEY_PARAM_BITS) != 0 && strcmp(p->key, OSSL_PKEY_PARAM_SECURITY_BITS) != 0
+        if (strcmp(p->key, OSSL_PKEY_PARAM_BITS) != 0
+            && strcmp(p->key, OSSL_PKEY_PARAM_SECURITY_BITS) != 0
             && strcmp(p->key, OSSL_PKEY_PARAM_MAX_SIZE) != 0)
             return -1;
     for (p = params; p->key != NULL; p++) {
-        int v = strcmp(p->key, OSSL_PKEY_PARAM_BITS) == 0 ? 253
+        int v = strcmp(p->key, OSSL_PKEY_PARAM_BITS) == 0        ? 253
             : strcmp(p->key, OSSL_PKEY_PARAM_SECURITY_BITS) == 0 ? 128
                                                                  : 32;
 
@@ -185,8 +189,8 @@ static int cptprov_key_get_params(void *vk, OSSL_PARAM params[])
         return 1;
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
-    return cptprov_finish(&call,
-        call.api->key_get_params(k->kt->id, k->state, params, &call.st), NULL, "key_get_params");
+    return cptprov_finish(&call, call.api->key_get_params(k->kt->id, k->state, params, &call.st),
+        NULL, "key_get_params");
 }
 
 static int cptprov_key_set_params(void *vk, const OSSL_PARAM params[])
@@ -198,8 +202,8 @@ static int cptprov_key_set_params(void *vk, const OSSL_PARAM params[])
         return 1;
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
-    return cptprov_finish(&call,
-        call.api->key_set_params(k->kt->id, k->state, params, &call.st), NULL, "key_set_params");
+    return cptprov_finish(&call, call.api->key_set_params(k->kt->id, k->state, params, &call.st),
+        NULL, "key_set_params");
 }
 
 static int cptprov_keygen_set_params(void *vg, const OSSL_PARAM params[])
@@ -211,8 +215,7 @@ static int cptprov_keygen_set_params(void *vg, const OSSL_PARAM params[])
         return 1;
     if (!cptprov_call_begin(&call, g->prov, cptprov_go(g->prov), 0))
         return 0;
-    return cptprov_finish(&call,
-        call.api->keygen_set_params(g->kt->id, g->state, params, &call.st),
+    return cptprov_finish(&call, call.api->keygen_set_params(g->kt->id, g->state, params, &call.st),
         NULL, "keygen_set_params");
 }
 
@@ -268,8 +271,8 @@ static int cptprov_keygen_set_template(void *vg, void *vtemplate)
     if (!cptprov_call_begin(&call, g->prov, cptprov_go(g->prov), 0))
         return 0;
     return cptprov_finish(&call,
-        call.api->keygen_set_template(g->kt->id, g->state, t->state, &call.st),
-        NULL, "keygen_set_template");
+        call.api->keygen_set_template(g->kt->id, g->state, t->state, &call.st), NULL,
+        "keygen_set_template");
 }
 
 static void cptprov_keygen_cleanup(void *vg)
@@ -296,196 +299,160 @@ static const char *operation_name(const struct cptprov_keytype *kt, int operatio
 }
 
 /* One key type: its row, and the functions that bind the row. */
-#define CPTPROV_KEYMGMT(lc, ID, SIZE, IMPLICIT, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE, \
-    GENSETTABLE)                                                                          \
-    static const struct cptprov_keytype cptprov_##lc##_kt = {                             \
-        ID, SIZE, IMPLICIT, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE          \
-    };                                                                                    \
-    static void *cptprov_##lc##_new(void *provctx)                                        \
-    {                                                                                     \
-        return key_new(provctx, &cptprov_##lc##_kt);                                      \
-    }                                                                                     \
-    static void *cptprov_##lc##_gen_init(void *provctx, int selection,                   \
-        const OSSL_PARAM params[])                                                        \
-    {                                                                                     \
-        return keygen_init(provctx, &cptprov_##lc##_kt, selection, params);               \
-    }                                                                                     \
-    static const OSSL_PARAM *cptprov_##lc##_types(int selection)                          \
-    {                                                                                     \
-        return import_export_types(&cptprov_##lc##_kt, selection);                        \
-    }                                                                                     \
-    static const OSSL_PARAM *cptprov_##lc##_gettable(void *provctx)                       \
-    {                                                                                     \
-        (void)provctx;                                                                    \
-        return GETTABLE;                                                                  \
-    }                                                                                     \
-    static const OSSL_PARAM *cptprov_##lc##_settable(void *provctx)                       \
-    {                                                                                     \
-        (void)provctx;                                                                    \
-        return SETTABLE;                                                                  \
-    }                                                                                     \
-    static const OSSL_PARAM *cptprov_##lc##_gen_settable(void *genctx, void *provctx)     \
-    {                                                                                     \
-        (void)genctx;                                                                     \
-        (void)provctx;                                                                    \
-        return GENSETTABLE;                                                               \
-    }                                                                                     \
-    static const char *cptprov_##lc##_opname(int operation_id)                           \
-    {                                                                                     \
-        return operation_name(&cptprov_##lc##_kt, operation_id);                          \
-    }                                                                                     \
-    static const OSSL_DISPATCH cptprov_##lc##_keymgmt_functions[] = {                     \
-        CPT_FN(KEYMGMT_NEW, keymgmt_new, cptprov_##lc##_new),                    \
-        CPT_FN(KEYMGMT_FREE, keymgmt_free, cptprov_key_free),                     \
-        CPT_FN(KEYMGMT_DUP, keymgmt_dup, cptprov_key_dup),                       \
-        CPT_FN(KEYMGMT_HAS, keymgmt_has, cptprov_key_has),                       \
-        CPT_FN(KEYMGMT_MATCH, keymgmt_match, cptprov_key_match),                   \
-        CPT_FN(KEYMGMT_VALIDATE, keymgmt_validate, cptprov_key_validate),             \
-        CPT_FN(KEYMGMT_IMPORT, keymgmt_import, cptprov_key_import),                 \
-        CPT_FN(KEYMGMT_IMPORT_TYPES, keymgmt_import_types, cptprov_##lc##_types),         \
-        CPT_FN(KEYMGMT_EXPORT, keymgmt_export, cptprov_key_export),                 \
-        CPT_FN(KEYMGMT_EXPORT_TYPES, keymgmt_export_types, cptprov_##lc##_types),         \
-        CPT_FN(KEYMGMT_GET_PARAMS, keymgmt_get_params, cptprov_key_get_params),         \
-        CPT_FN(KEYMGMT_GETTABLE_PARAMS, keymgmt_gettable_params, cptprov_##lc##_gettable),   \
-        CPT_FN(KEYMGMT_SET_PARAMS, keymgmt_set_params, cptprov_key_set_params),         \
-        CPT_FN(KEYMGMT_SETTABLE_PARAMS, keymgmt_settable_params, cptprov_##lc##_settable),   \
-        CPT_FN(KEYMGMT_GEN_INIT, keymgmt_gen_init, cptprov_##lc##_gen_init),          \
-        CPT_FN(KEYMGMT_GEN_SET_PARAMS, keymgmt_gen_set_params, cptprov_keygen_set_params),  \
-        CPT_FN(KEYMGMT_GEN_SETTABLE_PARAMS, keymgmt_gen_settable_params, cptprov_##lc##_gen_settable),                                \
-        CPT_FN(KEYMGMT_GEN, keymgmt_gen, cptprov_keygen),                        \
-        CPT_FN(KEYMGMT_GEN_CLEANUP, keymgmt_gen_cleanup, cptprov_keygen_cleanup),        \
-        CPT_FN(KEYMGMT_GEN_SET_TEMPLATE, keymgmt_gen_set_template, cptprov_keygen_set_template), \
+#define CPTPROV_KEYMGMT(lc, ID, SIZE, IMPLICIT, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE,           \
+    GENSETTABLE)                                                                                   \
+    static const struct cptprov_keytype cptprov_##lc##_kt = { ID, SIZE, IMPLICIT, EXCH, SIG,       \
+        KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE };                                               \
+    static void *cptprov_##lc##_new(void *provctx)                                                 \
+    {                                                                                              \
+        return key_new(provctx, &cptprov_##lc##_kt);                                               \
+    }                                                                                              \
+    static void *cptprov_##lc##_gen_init(void *provctx, int selection, const OSSL_PARAM params[])  \
+    {                                                                                              \
+        return keygen_init(provctx, &cptprov_##lc##_kt, selection, params);                        \
+    }                                                                                              \
+    static const OSSL_PARAM *cptprov_##lc##_types(int selection)                                   \
+    {                                                                                              \
+        return import_export_types(&cptprov_##lc##_kt, selection);                                 \
+    }                                                                                              \
+    static const OSSL_PARAM *cptprov_##lc##_gettable(void *provctx)                                \
+    {                                                                                              \
+        (void)provctx;                                                                             \
+        return GETTABLE;                                                                           \
+    }                                                                                              \
+    static const OSSL_PARAM *cptprov_##lc##_settable(void *provctx)                                \
+    {                                                                                              \
+        (void)provctx;                                                                             \
+        return SETTABLE;                                                                           \
+    }                                                                                              \
+    static const OSSL_PARAM *cptprov_##lc##_gen_settable(void *genctx, void *provctx)              \
+    {                                                                                              \
+        (void)genctx;                                                                              \
+        (void)provctx;                                                                             \
+        return GENSETTABLE;                                                                        \
+    }                                                                                              \
+    static const char *cptprov_##lc##_opname(int operation_id)                                     \
+    {                                                                                              \
+        return operation_name(&cptprov_##lc##_kt, operation_id);                                   \
+    }                                                                                              \
+    static const OSSL_DISPATCH cptprov_##lc##_keymgmt_functions[] = {                              \
+        CPT_FN(KEYMGMT_NEW, keymgmt_new, cptprov_##lc##_new),                                      \
+        CPT_FN(KEYMGMT_FREE, keymgmt_free, cptprov_key_free),                                      \
+        CPT_FN(KEYMGMT_DUP, keymgmt_dup, cptprov_key_dup),                                         \
+        CPT_FN(KEYMGMT_HAS, keymgmt_has, cptprov_key_has),                                         \
+        CPT_FN(KEYMGMT_MATCH, keymgmt_match, cptprov_key_match),                                   \
+        CPT_FN(KEYMGMT_VALIDATE, keymgmt_validate, cptprov_key_validate),                          \
+        CPT_FN(KEYMGMT_IMPORT, keymgmt_import, cptprov_key_import),                                \
+        CPT_FN(KEYMGMT_IMPORT_TYPES, keymgmt_import_types, cptprov_##lc##_types),                  \
+        CPT_FN(KEYMGMT_EXPORT, keymgmt_export, cptprov_key_export),                                \
+        CPT_FN(KEYMGMT_EXPORT_TYPES, keymgmt_export_types, cptprov_##lc##_types),                  \
+        CPT_FN(KEYMGMT_GET_PARAMS, keymgmt_get_params, cptprov_key_get_params),                    \
+        CPT_FN(KEYMGMT_GETTABLE_PARAMS, keymgmt_gettable_params, cptprov_##lc##_gettable),         \
+        CPT_FN(KEYMGMT_SET_PARAMS, keymgmt_set_params, cptprov_key_set_params),                    \
+        CPT_FN(KEYMGMT_SETTABLE_PARAMS, keymgmt_settable_params, cptprov_##lc##_settable),         \
+        CPT_FN(KEYMGMT_GEN_INIT, keymgmt_gen_init, cptprov_##lc##_gen_init),                       \
+        CPT_FN(KEYMGMT_GEN_SET_PARAMS, keymgmt_gen_set_params, cptprov_keygen_set_params),         \
+        CPT_FN(KEYMGMT_GEN_SETTABLE_PARAMS, keymgmt_gen_settable_params,                           \
+            cptprov_##lc##_gen_settable),                                                          \
+        CPT_FN(KEYMGMT_GEN, keymgmt_gen, cptprov_keygen),                                          \
+        CPT_FN(KEYMGMT_GEN_CLEANUP, keymgmt_gen_cleanup, cptprov_keygen_cleanup),                  \
+        CPT_FN(KEYMGMT_GEN_SET_TEMPLATE, keymgmt_gen_set_template, cptprov_keygen_set_template),   \
         CPT_FN(KEYMGMT_QUERY_OPERATION_NAME, keymgmt_query_operation_name, cptprov_##lc##_opname), \
-        CPT_FN_END                                                                       \
+        CPT_FN_END                                                                                 \
     };
 
 /* X25519, with the parameter lists of OpenSSL's own implementation. */
-static const OSSL_PARAM x25519_key_types[] = {
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0),
-    OSSL_PARAM_END
-};
-static const OSSL_PARAM x25519_gettable[] = {
-    OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, NULL),
+static const OSSL_PARAM x25519_key_types[] = { OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY,
+                                                   NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0), OSSL_PARAM_END };
+static const OSSL_PARAM x25519_gettable[] = { OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, NULL),
     OSSL_PARAM_int(OSSL_PKEY_PARAM_SECURITY_BITS, NULL),
     OSSL_PARAM_int(OSSL_PKEY_PARAM_MAX_SIZE, NULL),
     OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0), OSSL_PARAM_END };
 static const OSSL_PARAM x25519_settable[] = {
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0),
-    OSSL_PARAM_END
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0), OSSL_PARAM_END
 };
 static const OSSL_PARAM x25519_gen_settable[] = {
-    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0),
-    OSSL_PARAM_END
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0), OSSL_PARAM_END
 };
 
-CPTPROV_KEYMGMT(x25519, CPT_KEY_X25519, CPT_KEY_STATE_SIZE, 1, "X25519", NULL, x25519_key_types, x25519_gettable,
-    x25519_settable, x25519_gen_settable)
+CPTPROV_KEYMGMT(x25519, CPT_KEY_X25519, CPT_KEY_STATE_SIZE, 1, "X25519", NULL, x25519_key_types,
+    x25519_gettable, x25519_settable, x25519_gen_settable)
 
 /* EC on the named prime curves, with the parameter lists OpenSSL uses for them. */
-static const OSSL_PARAM ec_key_types[] = {
-    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0),
+static const OSSL_PARAM ec_key_types[] = { OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL,
+                                               0),
     OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0),
-    OSSL_PARAM_END
-};
-static const OSSL_PARAM ec_gettable[] = {
-    OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, NULL),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0), OSSL_PARAM_END };
+static const OSSL_PARAM ec_gettable[] = { OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, NULL),
     OSSL_PARAM_int(OSSL_PKEY_PARAM_SECURITY_BITS, NULL),
     OSSL_PARAM_int(OSSL_PKEY_PARAM_MAX_SIZE, NULL),
     OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_DEFAULT_DIGEST, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0), OSSL_PARAM_END };
 static const OSSL_PARAM ec_settable[] = {
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0),
-    OSSL_PARAM_END
+    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0), OSSL_PARAM_END
 };
-static const OSSL_PARAM ec_gen_settable[] = {
-    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0),
-    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, NULL, 0),
-    OSSL_PARAM_END
-};
+static const OSSL_PARAM ec_gen_settable[] = { OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME,
+                                                  NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, NULL, 0), OSSL_PARAM_END };
 
-CPTPROV_KEYMGMT(ec, CPT_KEY_EC, CPT_KEY_STATE_SIZE, 0, "ECDH", "ECDSA", ec_key_types, ec_gettable, ec_settable,
-    ec_gen_settable)
+CPTPROV_KEYMGMT(ec, CPT_KEY_EC, CPT_KEY_STATE_SIZE, 0, "ECDH", "ECDSA", ec_key_types, ec_gettable,
+    ec_settable, ec_gen_settable)
 
 /* RSA, with the parameter lists of OpenSSL's own (two primes). */
-static const OSSL_PARAM rsa_key_types[] = {
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0),
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_D, NULL, 0),
+static const OSSL_PARAM rsa_key_types[] = { OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0), OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_D, NULL, 0),
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_FACTOR1, NULL, 0),
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_FACTOR2, NULL, 0),
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_EXPONENT1, NULL, 0),
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_EXPONENT2, NULL, 0),
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_COEFFICIENT1, NULL, 0),
-    OSSL_PARAM_END
-};
-static const OSSL_PARAM rsa_gettable[] = {
-    OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, NULL),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_COEFFICIENT1, NULL, 0), OSSL_PARAM_END };
+static const OSSL_PARAM rsa_gettable[] = { OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, NULL),
     OSSL_PARAM_int(OSSL_PKEY_PARAM_SECURITY_BITS, NULL),
     OSSL_PARAM_int(OSSL_PKEY_PARAM_MAX_SIZE, NULL),
-    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_DEFAULT_DIGEST, NULL, 0),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_DEFAULT_DIGEST, NULL, 0), OSSL_PARAM_END };
 static const OSSL_PARAM rsa_settable[] = { OSSL_PARAM_END };
-static const OSSL_PARAM rsa_gen_settable[] = {
-    OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_BITS, NULL),
+static const OSSL_PARAM rsa_gen_settable[] = { OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_BITS, NULL),
     OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_PRIMES, NULL),
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0), OSSL_PARAM_END };
 
 CPTPROV_KEYMGMT(rsa, CPT_KEY_RSA, CPT_KEY_STATE_SIZE_RSA, 1, NULL, "RSA", rsa_key_types,
     rsa_gettable, rsa_settable, rsa_gen_settable)
 
 /* RSA-PSS: RSA keys for PSS only, with optional restrictions. */
-#define PSS_RESTRICTIONS                                                      \
-    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_DIGEST, NULL, 0),              \
-        OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_MASKGENFUNC, NULL, 0),     \
-        OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_MGF1_DIGEST, NULL, 0),     \
+#define PSS_RESTRICTIONS                                                  \
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_DIGEST, NULL, 0),          \
+        OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_MASKGENFUNC, NULL, 0), \
+        OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_MGF1_DIGEST, NULL, 0), \
         OSSL_PARAM_int(OSSL_PKEY_PARAM_RSA_PSS_SALTLEN, NULL)
-static const OSSL_PARAM rsapss_key_types[] = {
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0),
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_D, NULL, 0),
+static const OSSL_PARAM rsapss_key_types[] = { OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0), OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_D, NULL, 0),
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_FACTOR1, NULL, 0),
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_FACTOR2, NULL, 0),
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_EXPONENT1, NULL, 0),
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_EXPONENT2, NULL, 0),
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_COEFFICIENT1, NULL, 0),
-    PSS_RESTRICTIONS,
-    OSSL_PARAM_END
-};
-static const OSSL_PARAM rsapss_gen_settable[] = {
-    OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_BITS, NULL),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_COEFFICIENT1, NULL, 0), PSS_RESTRICTIONS, OSSL_PARAM_END };
+static const OSSL_PARAM rsapss_gen_settable[] = { OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_BITS, NULL),
     OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_PRIMES, NULL),
-    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
-    PSS_RESTRICTIONS,
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0), PSS_RESTRICTIONS, OSSL_PARAM_END };
 
 CPTPROV_KEYMGMT(rsapss, CPT_KEY_RSA_PSS, CPT_KEY_STATE_SIZE_RSA, 1, NULL, "RSA", rsapss_key_types,
     rsa_gettable, rsa_settable, rsapss_gen_settable)
 
-const OSSL_ALGORITHM cptprov_keymgmts[] = {
-    { "RSA:rsaEncryption:1.2.840.113549.1.1.1", CPTPROV_PROPS, cptprov_rsa_keymgmt_functions,
-        "RSA keys on the CPT" },
+const OSSL_ALGORITHM cptprov_keymgmts[] = { { "RSA:rsaEncryption:1.2.840.113549.1.1.1",
+                                                CPTPROV_PROPS, cptprov_rsa_keymgmt_functions,
+                                                "RSA keys on the CPT" },
     { "RSA-PSS:RSASSA-PSS:1.2.840.113549.1.1.10", CPTPROV_PROPS, cptprov_rsapss_keymgmt_functions,
         "RSA-PSS keys on the CPT" },
     { "X25519:1.3.101.110", CPTPROV_PROPS, cptprov_x25519_keymgmt_functions,
         "X25519 keys on the CPT" },
     { "EC:id-ecPublicKey:1.2.840.10045.2.1", CPTPROV_PROPS, cptprov_ec_keymgmt_functions,
         "EC keys on the CPT (NIST prime curves)" },
-    { NULL, NULL, NULL, NULL }
-};
+    { NULL, NULL, NULL, NULL } };
 
 /*
  * TLS groups whose key management cptprov implements, with OpenSSL's own
@@ -504,19 +471,20 @@ static const struct tls_group g_x25519 = { 0x001D, 128, 0x0301, 0, 0xFEFF, 0 },
                               g_p384 = { 0x0018, 192, 0x0301, 0, 0xFEFF, 0 },
                               g_p521 = { 0x0019, 256, 0x0301, 0, 0xFEFF, 0 };
 
-#define TLS_GROUP(tlsname, realname, alg, g)                                                  \
-    {                                                                                         \
-        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME, tlsname, sizeof(tlsname)),     \
-        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME_INTERNAL, realname,            \
-            sizeof(realname)),                                                                \
-        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_ALG, alg, sizeof(alg)),              \
-        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_ID, (unsigned int *)&(g).id),               \
-        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_SECURITY_BITS, (unsigned int *)&(g).secbits), \
-        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_TLS, (int *)&(g).mintls),                \
-        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_TLS, (int *)&(g).maxtls),                \
-        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_DTLS, (int *)&(g).mindtls),              \
-        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_DTLS, (int *)&(g).maxdtls),              \
-        OSSL_PARAM_END                                                                        \
+#define TLS_GROUP(tlsname, realname, alg, g)                                              \
+    {                                                                                     \
+        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME, tlsname, sizeof(tlsname)), \
+            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME_INTERNAL, realname,     \
+                sizeof(realname)),                                                        \
+            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_ALG, alg, sizeof(alg)),      \
+            OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_ID, (unsigned int *)&(g).id),       \
+            OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_SECURITY_BITS,                      \
+                (unsigned int *)&(g).secbits),                                            \
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_TLS, (int *)&(g).mintls),        \
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_TLS, (int *)&(g).maxtls),        \
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_DTLS, (int *)&(g).mindtls),      \
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_DTLS, (int *)&(g).maxdtls),      \
+            OSSL_PARAM_END                                                                \
     }
 
 static const OSSL_PARAM tls_groups[][10] = {

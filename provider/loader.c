@@ -113,7 +113,8 @@ static void *dlopen_private_copy(const char *path)
     snprintf(procpath, sizeof(procpath), "/proc/self/fd/%d", mfd);
     h = dlopen(procpath, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL)
-        snprintf(go_error, sizeof(go_error), "dlopen of a private copy of %.400s: %.400s", path, dlerror());
+        snprintf(go_error, sizeof(go_error), "dlopen of a private copy of %.400s: %.400s", path,
+            dlerror());
 out:
     if (h == NULL && go_error[0] == '\0')
         snprintf(go_error, sizeof(go_error), "copying %.400s: %s", path, strerror(errno));
@@ -129,7 +130,7 @@ out:
  */
 #undef CPTGO_IN
 #define CPTGO_IN
-#define CPTGO_CHECK(ret, name, params)                                         \
+#define CPTGO_CHECK(ret, name, params)                                                     \
     _Static_assert(__builtin_types_compatible_p(__typeof__(&cptgo_##name), ret(*) params), \
         "goapi.h's " #name " differs from the Go export cptgo_" #name);
 CPTGO_API(CPTGO_CHECK)
@@ -137,11 +138,11 @@ CPTGO_API(CPTGO_CHECK)
 
 static int resolve(void *h)
 {
-#define CPTGO_SYM(ret, name, params)                                           \
-    *(void **)&go_api.name = dlsym(h, "cptgo_" #name);                         \
-    if (go_api.name == NULL) {                                                 \
+#define CPTGO_SYM(ret, name, params)                                            \
+    *(void **)&go_api.name = dlsym(h, "cptgo_" #name);                          \
+    if (go_api.name == NULL) {                                                  \
         snprintf(go_error, sizeof(go_error), "libcptgo.so lacks cptgo_" #name); \
-        return 0;                                                              \
+        return 0;                                                               \
     }
     CPTGO_API(CPTGO_SYM)
 #undef CPTGO_SYM

@@ -111,7 +111,8 @@ static void *hmac_dupctx(void *vctx)
     d->other = NULL;
     if (!cpt_path_dup(&d->path, &c->path) || (c->key != NULL && !set_key(d, c->key, c->keylen))
         || (c->other != NULL && (d->other = OPENSSL_strdup(c->other)) == NULL)
-        || (c->state != NULL && (d->state = OPENSSL_memdup(c->state, CPT_MAC_STATE_SIZE)) == NULL)) {
+        || (c->state != NULL
+            && (d->state = OPENSSL_memdup(c->state, CPT_MAC_STATE_SIZE)) == NULL)) {
         hmac_freectx(d);
         return NULL;
     }
@@ -131,7 +132,8 @@ static int hmac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
         if (!OSSL_PARAM_get_utf8_string_ptr(p, &name))
             return 0;
-        for (i = 0; i < NDIGESTS && !cptprov_names_have(mac_digests[i].names, name, strlen(name)); i++)
+        for (i = 0; i < NDIGESTS && !cptprov_names_have(mac_digests[i].names, name, strlen(name));
+             i++)
             ;
         cpt_path_flush(&c->path);
         OPENSSL_free(c->other);
@@ -173,8 +175,7 @@ static int hmac_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     return 1;
 }
 
-static int hmac_init(void *vctx, const unsigned char *key, size_t keylen,
-    const OSSL_PARAM params[])
+static int hmac_init(void *vctx, const unsigned char *key, size_t keylen, const OSSL_PARAM params[])
 {
     struct cptprov_mac_ctx *c = vctx;
 
@@ -276,10 +277,8 @@ static int device_final(void *vctx, unsigned char *out, size_t *outl, size_t out
         "mac_final");
 }
 
-static const struct cpt_path_hw hmac_path = {
-    cpu_start, device_start, cpu_update, device_update, cpu_final, device_final,
-    cpt_twin_hmac_dup, cpt_twin_hmac_free, 1
-};
+static const struct cpt_path_hw hmac_path = { cpu_start, device_start, cpu_update, device_update,
+    cpu_final, device_final, cpt_twin_hmac_dup, cpt_twin_hmac_free, 1 };
 
 static int hmac_update(void *vctx, const unsigned char *in, size_t inl)
 {
@@ -329,38 +328,28 @@ static int hmac_get_ctx_params(void *vctx, OSSL_PARAM params[])
     return 1;
 }
 
-static const OSSL_PARAM hmac_gettable_ctx[] = {
-    OSSL_PARAM_size_t(OSSL_MAC_PARAM_SIZE, NULL),
-    OSSL_PARAM_size_t(OSSL_MAC_PARAM_BLOCK_SIZE, NULL),
-    OSSL_PARAM_END
-};
+static const OSSL_PARAM hmac_gettable_ctx[] = { OSSL_PARAM_size_t(OSSL_MAC_PARAM_SIZE, NULL),
+    OSSL_PARAM_size_t(OSSL_MAC_PARAM_BLOCK_SIZE, NULL), OSSL_PARAM_END };
 
-static const OSSL_PARAM hmac_settable_ctx[] = {
-    OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, NULL, 0),
+static const OSSL_PARAM hmac_settable_ctx[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, NULL,
+                                                    0),
     OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_PROPERTIES, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_MAC_PARAM_KEY, NULL, 0),
-    OSSL_PARAM_size_t(OSSL_MAC_PARAM_TLS_DATA_SIZE, NULL),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_size_t(OSSL_MAC_PARAM_TLS_DATA_SIZE, NULL), OSSL_PARAM_END };
 
-static CPTPROV_CTX_PARAMS_FN(hmac_gettable_ctx_params, hmac_gettable_ctx)
-static CPTPROV_CTX_PARAMS_FN(hmac_settable_ctx_params, hmac_settable_ctx)
+static CPTPROV_CTX_PARAMS_FN(hmac_gettable_ctx_params,
+    hmac_gettable_ctx) static CPTPROV_CTX_PARAMS_FN(hmac_settable_ctx_params, hmac_settable_ctx)
 
-static const OSSL_DISPATCH cptprov_hmac_functions[] = {
-    CPT_FN(MAC_NEWCTX, mac_newctx, hmac_newctx),
-    CPT_FN(MAC_DUPCTX, mac_dupctx, hmac_dupctx),
-    CPT_FN(MAC_FREECTX, mac_freectx, hmac_freectx),
-    CPT_FN(MAC_INIT, mac_init, hmac_init),
-    CPT_FN(MAC_UPDATE, mac_update, hmac_update),
-    CPT_FN(MAC_FINAL, mac_final, hmac_final),
-    CPT_FN(MAC_GETTABLE_CTX_PARAMS, mac_gettable_ctx_params, hmac_gettable_ctx_params),
-    CPT_FN(MAC_GET_CTX_PARAMS, mac_get_ctx_params, hmac_get_ctx_params),
-    CPT_FN(MAC_SETTABLE_CTX_PARAMS, mac_settable_ctx_params, hmac_settable_ctx_params),
-    CPT_FN(MAC_SET_CTX_PARAMS, mac_set_ctx_params, hmac_set_ctx_params),
-    CPT_FN_END
-};
+    static const OSSL_DISPATCH cptprov_hmac_functions[] = {
+        CPT_FN(MAC_NEWCTX, mac_newctx, hmac_newctx), CPT_FN(MAC_DUPCTX, mac_dupctx, hmac_dupctx),
+        CPT_FN(MAC_FREECTX, mac_freectx, hmac_freectx), CPT_FN(MAC_INIT, mac_init, hmac_init),
+        CPT_FN(MAC_UPDATE, mac_update, hmac_update), CPT_FN(MAC_FINAL, mac_final, hmac_final),
+        CPT_FN(MAC_GETTABLE_CTX_PARAMS, mac_gettable_ctx_params, hmac_gettable_ctx_params),
+        CPT_FN(MAC_GET_CTX_PARAMS, mac_get_ctx_params, hmac_get_ctx_params),
+        CPT_FN(MAC_SETTABLE_CTX_PARAMS, mac_settable_ctx_params, hmac_settable_ctx_params),
+        CPT_FN(MAC_SET_CTX_PARAMS, mac_set_ctx_params, hmac_set_ctx_params), CPT_FN_END
+    };
 
 const OSSL_ALGORITHM cptprov_macs[] = {
-    { "HMAC", CPTPROV_PROPS, cptprov_hmac_functions, "HMAC on the CPT" },
-    { NULL, NULL, NULL, NULL }
+    { "HMAC", CPTPROV_PROPS, cptprov_hmac_functions, "HMAC on the CPT" }, { NULL, NULL, NULL, NULL }
 };

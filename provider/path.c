@@ -58,8 +58,8 @@ int cptprov_twin_iv(EVP_CIPHER_CTX *twin, unsigned char *iv, size_t len)
     return ok;
 }
 
-void cpt_path_init(struct cpt_path *p, const struct cpt_path_hw *hw,
-    const struct cptprov_ctx *prov, int alg)
+void cpt_path_init(struct cpt_path *p, const struct cpt_path_hw *hw, const struct cptprov_ctx *prov,
+    int alg)
 {
     p->hw = hw;
     p->prov = prov;

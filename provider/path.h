@@ -68,8 +68,8 @@ struct cpt_path {
     struct cpt_cpu_tally tally;
 };
 
-void cpt_path_init(struct cpt_path *p, const struct cpt_path_hw *hw,
-    const struct cptprov_ctx *prov, int alg);
+void cpt_path_init(struct cpt_path *p, const struct cpt_path_hw *hw, const struct cptprov_ctx *prov,
+    int alg);
 /* After the context holding s was copied into the one holding d: d gets a
  * twin of its own and an empty tally. 0: no memory (d has no twin). */
 int cpt_path_dup(struct cpt_path *d, const struct cpt_path *s);
@@ -145,7 +145,7 @@ void cpt_twin_hmac_free(void *twin);
 
 /* The device's update of a cipher's Go state, for the cipher families
  * (cipher.c). */
-int cptprov_cipher_run(struct cptprov_ctx *prov, const struct cptgo_api *api, int alg,
-    void *state, struct cpt_pending_init *pending, const struct cpt_path_io *io);
+int cptprov_cipher_run(struct cptprov_ctx *prov, const struct cptgo_api *api, int alg, void *state,
+    struct cpt_pending_init *pending, const struct cpt_path_io *io);
 
 #endif

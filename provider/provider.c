@@ -19,14 +19,11 @@
 #include "cptprov.h"
 #include "dispatch.h"
 
-
-static const OSSL_PARAM provider_gettable_params[] = {
-    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
+static const OSSL_PARAM provider_gettable_params[] = { OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME,
+                                                           NULL, 0),
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
-    OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL), OSSL_PARAM_END };
 
 static const OSSL_PARAM *cptprov_gettable_params(void *provctx)
 {
@@ -122,9 +119,8 @@ static void pin_module(void)
         (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
-__attribute__((visibility("default")))
-int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
-    const OSSL_DISPATCH **out, void **provctx)
+__attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,
+    const OSSL_DISPATCH *in, const OSSL_DISPATCH **out, void **provctx)
 {
     struct cptprov_ctx *p;
 

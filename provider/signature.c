@@ -104,15 +104,17 @@ static int cptprov_verify_recover(void *vs, unsigned char *rout, size_t *routlen
 
     if (api == NULL || s->key == NULL)
         return 0;
-    if (api->sig_verify_recover(s->alg, s->state, s->key->state, rout, routlen, routsize, sig, siglen,
-            &st) != CPT_OK) {
+    if (api->sig_verify_recover(s->alg, s->state, s->key->state, rout, routlen, routsize, sig,
+            siglen, &st)
+        != CPT_OK) {
         cptprov_raise_status(s->prov, &st, "verify_recover");
         return 0;
     }
     return 1;
 }
 
-static int cptprov_digest_sign_init(void *vs, const char *mdname, void *key, const OSSL_PARAM params[])
+static int cptprov_digest_sign_init(void *vs, const char *mdname, void *key,
+    const OSSL_PARAM params[])
 {
     return sig_init(vs, key, CPT_OP_SIGN, 1, mdname, params);
 }
@@ -194,7 +196,8 @@ static int cptprov_digest_sign(void *vs, unsigned char *sig, size_t *siglen, siz
 {
     if (sig == NULL)
         return cptprov_digest_sign_final(vs, NULL, siglen, sigsize);
-    return cptprov_digest_update(vs, tbs, tbslen) && cptprov_digest_sign_final(vs, sig, siglen, sigsize);
+    return cptprov_digest_update(vs, tbs, tbslen)
+        && cptprov_digest_sign_final(vs, sig, siglen, sigsize);
 }
 
 static int cptprov_digest_verify(void *vs, const unsigned char *sig, size_t siglen,
@@ -216,7 +219,8 @@ static int sig_params(struct cptprov_sig *s, OSSL_PARAM params[], int set)
     rc = set ? api->sig_set_params(s->alg, s->state, params, &st)
              : api->sig_get_params(s->alg, s->state, params, &st);
     if (rc != CPT_OK) {
-        cptprov_raise_status(s->prov, &st, set ? "signature_set_ctx_params" : "signature_get_ctx_params");
+        cptprov_raise_status(s->prov, &st,
+            set ? "signature_set_ctx_params" : "signature_get_ctx_params");
         return 0;
     }
     return 1;
@@ -236,79 +240,79 @@ static int cptprov_sig_set_params(void *vs, const OSSL_PARAM params[])
 static const OSSL_PARAM ecdsa_gettable[] = {
     OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
     OSSL_PARAM_size_t(OSSL_SIGNATURE_PARAM_DIGEST_SIZE, NULL),
-    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
-    OSSL_PARAM_END
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0), OSSL_PARAM_END
 };
-static const OSSL_PARAM ecdsa_settable[] = {
-    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+static const OSSL_PARAM ecdsa_settable[] = { OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST,
+                                                 NULL, 0),
     OSSL_PARAM_size_t(OSSL_SIGNATURE_PARAM_DIGEST_SIZE, NULL),
-    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0), OSSL_PARAM_END };
 
 /* EXTRA: further dispatch entries of the scheme (may be empty). */
-#define CPTPROV_SIGNATURE(lc, ALG, KEYTYPE, GETTABLE, SETTABLE, EXTRA)                    \
-    static void *cptprov_##lc##_newctx(void *provctx, const char *propq)                 \
-    {                                                                                     \
-        (void)propq;                                                                      \
-        return sig_new(provctx, ALG, KEYTYPE);                                            \
-    }                                                                                     \
-    static const OSSL_PARAM *cptprov_##lc##_gettable(void *vs, void *provctx)            \
-    {                                                                                     \
-        (void)vs;                                                                         \
-        (void)provctx;                                                                    \
-        return GETTABLE;                                                                  \
-    }                                                                                     \
-    static const OSSL_PARAM *cptprov_##lc##_settable(void *vs, void *provctx)            \
-    {                                                                                     \
-        (void)vs;                                                                         \
-        (void)provctx;                                                                    \
-        return SETTABLE;                                                                  \
-    }                                                                                     \
-    static const OSSL_DISPATCH cptprov_##lc##_signature_functions[] = {                   \
-        CPT_FN(SIGNATURE_NEWCTX, signature_newctx, cptprov_##lc##_newctx),            \
-        CPT_FN(SIGNATURE_FREECTX, signature_freectx, cptprov_sig_free),                \
-        CPT_FN(SIGNATURE_DUPCTX, signature_dupctx, cptprov_sig_dup),                  \
-        CPT_FN(SIGNATURE_SIGN_INIT, signature_sign_init, cptprov_sign_init),             \
-        CPT_FN(SIGNATURE_SIGN, signature_sign, cptprov_sign),                       \
-        CPT_FN(SIGNATURE_VERIFY_INIT, signature_verify_init, cptprov_verify_init),         \
-        CPT_FN(SIGNATURE_VERIFY, signature_verify, cptprov_verify),                   \
-        CPT_FN(SIGNATURE_DIGEST_SIGN_INIT, signature_digest_sign_init, cptprov_digest_sign_init), \
+#define CPTPROV_SIGNATURE(lc, ALG, KEYTYPE, GETTABLE, SETTABLE, EXTRA)                             \
+    static void *cptprov_##lc##_newctx(void *provctx, const char *propq)                           \
+    {                                                                                              \
+        (void)propq;                                                                               \
+        return sig_new(provctx, ALG, KEYTYPE);                                                     \
+    }                                                                                              \
+    static const OSSL_PARAM *cptprov_##lc##_gettable(void *vs, void *provctx)                      \
+    {                                                                                              \
+        (void)vs;                                                                                  \
+        (void)provctx;                                                                             \
+        return GETTABLE;                                                                           \
+    }                                                                                              \
+    static const OSSL_PARAM *cptprov_##lc##_settable(void *vs, void *provctx)                      \
+    {                                                                                              \
+        (void)vs;                                                                                  \
+        (void)provctx;                                                                             \
+        return SETTABLE;                                                                           \
+    }                                                                                              \
+    static const OSSL_DISPATCH cptprov_##lc##_signature_functions[] = {                            \
+        CPT_FN(SIGNATURE_NEWCTX, signature_newctx, cptprov_##lc##_newctx),                         \
+        CPT_FN(SIGNATURE_FREECTX, signature_freectx, cptprov_sig_free),                            \
+        CPT_FN(SIGNATURE_DUPCTX, signature_dupctx, cptprov_sig_dup),                               \
+        CPT_FN(SIGNATURE_SIGN_INIT, signature_sign_init, cptprov_sign_init),                       \
+        CPT_FN(SIGNATURE_SIGN, signature_sign, cptprov_sign),                                      \
+        CPT_FN(SIGNATURE_VERIFY_INIT, signature_verify_init, cptprov_verify_init),                 \
+        CPT_FN(SIGNATURE_VERIFY, signature_verify, cptprov_verify),                                \
+        CPT_FN(SIGNATURE_DIGEST_SIGN_INIT, signature_digest_sign_init, cptprov_digest_sign_init),  \
         CPT_FN(SIGNATURE_DIGEST_SIGN_UPDATE, signature_digest_sign_update, cptprov_digest_update), \
-        CPT_FN(SIGNATURE_DIGEST_SIGN_FINAL, signature_digest_sign_final, cptprov_digest_sign_final), \
-        CPT_FN(SIGNATURE_DIGEST_SIGN, signature_digest_sign, cptprov_digest_sign),         \
-        CPT_FN(SIGNATURE_DIGEST_VERIFY_INIT, signature_digest_verify_init, cptprov_digest_verify_init),                                 \
-        CPT_FN(SIGNATURE_DIGEST_VERIFY_UPDATE, signature_digest_verify_update, cptprov_digest_update), \
-        CPT_FN(SIGNATURE_DIGEST_VERIFY_FINAL, signature_digest_verify_final, cptprov_digest_verify_final),                                \
-        CPT_FN(SIGNATURE_DIGEST_VERIFY, signature_digest_verify, cptprov_digest_verify),     \
-        CPT_FN(SIGNATURE_GET_CTX_PARAMS, signature_get_ctx_params, cptprov_sig_get_params),   \
-        CPT_FN(SIGNATURE_GETTABLE_CTX_PARAMS, signature_gettable_ctx_params, cptprov_##lc##_gettable), \
-        CPT_FN(SIGNATURE_SET_CTX_PARAMS, signature_set_ctx_params, cptprov_sig_set_params),   \
-        CPT_FN(SIGNATURE_SETTABLE_CTX_PARAMS, signature_settable_ctx_params, cptprov_##lc##_settable), \
-        EXTRA CPT_FN_END                                                                 \
+        CPT_FN(SIGNATURE_DIGEST_SIGN_FINAL, signature_digest_sign_final,                           \
+            cptprov_digest_sign_final),                                                            \
+        CPT_FN(SIGNATURE_DIGEST_SIGN, signature_digest_sign, cptprov_digest_sign),                 \
+        CPT_FN(SIGNATURE_DIGEST_VERIFY_INIT, signature_digest_verify_init,                         \
+            cptprov_digest_verify_init),                                                           \
+        CPT_FN(SIGNATURE_DIGEST_VERIFY_UPDATE, signature_digest_verify_update,                     \
+            cptprov_digest_update),                                                                \
+        CPT_FN(SIGNATURE_DIGEST_VERIFY_FINAL, signature_digest_verify_final,                       \
+            cptprov_digest_verify_final),                                                          \
+        CPT_FN(SIGNATURE_DIGEST_VERIFY, signature_digest_verify, cptprov_digest_verify),           \
+        CPT_FN(SIGNATURE_GET_CTX_PARAMS, signature_get_ctx_params, cptprov_sig_get_params),        \
+        CPT_FN(SIGNATURE_GETTABLE_CTX_PARAMS, signature_gettable_ctx_params,                       \
+            cptprov_##lc##_gettable),                                                              \
+        CPT_FN(SIGNATURE_SET_CTX_PARAMS, signature_set_ctx_params, cptprov_sig_set_params),        \
+        CPT_FN(SIGNATURE_SETTABLE_CTX_PARAMS, signature_settable_ctx_params,                       \
+            cptprov_##lc##_settable),                                                              \
+        EXTRA CPT_FN_END                                                                           \
     };
 
 CPTPROV_SIGNATURE(ecdsa, CPT_SIG_ECDSA, 1u << CPT_KEY_EC, ecdsa_gettable, ecdsa_settable, )
 
 /* The parameter lists of OpenSSL's own RSA signatures. */
-static const OSSL_PARAM rsa_gettable[] = {
-    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
-    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, NULL, 0),
-    OSSL_PARAM_END
-};
-static const OSSL_PARAM rsa_settable[] = {
-    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+static const OSSL_PARAM rsa_gettable[] = { OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL,
+                                               0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, NULL, 0), OSSL_PARAM_END };
+static const OSSL_PARAM rsa_settable[] = { OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL,
+                                               0),
     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_DIGEST, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_PROPERTIES, NULL, 0),
-    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, NULL, 0),
-    OSSL_PARAM_END
-};
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, NULL, 0), OSSL_PARAM_END };
 
 /* RSA signatures also carry their data: verify-recover. */
-#define RSA_RECOVER                                                                       \
-    CPT_FN(SIGNATURE_VERIFY_RECOVER_INIT, signature_verify_recover_init, cptprov_verify_recover_init), \
+#define RSA_RECOVER                                                      \
+    CPT_FN(SIGNATURE_VERIFY_RECOVER_INIT, signature_verify_recover_init, \
+        cptprov_verify_recover_init),                                    \
         CPT_FN(SIGNATURE_VERIFY_RECOVER, signature_verify_recover, cptprov_verify_recover),
 
 CPTPROV_SIGNATURE(rsa, CPT_SIG_RSA, (1u << CPT_KEY_RSA) | (1u << CPT_KEY_RSA_PSS), rsa_gettable,

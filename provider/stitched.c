@@ -141,7 +141,8 @@ static int iv_to_twin(void *vctx)
         return 1;
     /* Go has the IV (in a child after fork(), a new Go half reads it from
      * the context, which is plain memory). */
-    if ((api = cptprov_go(c->prov)) == NULL || api->cipher_export(c->alg->id, c->state, &c->pending, &s, &st) != CPT_OK
+    if ((api = cptprov_go(c->prov)) == NULL
+        || api->cipher_export(c->alg->id, c->state, &c->pending, &s, &st) != CPT_OK
         || !EVP_CipherInit_ex2(twin(c), NULL, NULL, s.iv, c->enc, NULL))
         return 0;
     return 1;
@@ -291,8 +292,8 @@ static int set_aad(struct stitched_ctx *c, const OSSL_PARAM *p)
     }
     c->record = REC_NONE;
     if (cpu_path(c, len)) {
-        tp[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, aad,
-            TLS_AAD_LEN);
+        tp[0] =
+            OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, aad, TLS_AAD_LEN);
         tp[1] = OSSL_PARAM_construct_end();
         if (EVP_CIPHER_CTX_set_params(twin(c), tp)) {
             c->record = REC_TWIN;
@@ -472,14 +473,12 @@ static int device_update(void *vctx, const struct cpt_path_io *io)
 }
 
 /* Every update is a whole record, or plain CBC: no final on either side. */
-static const struct cpt_path_hw stitched_path = {
-    iv_to_twin, iv_to_go, cpu_update, device_update, NULL, NULL, cpt_twin_cipher_dup,
-    cpt_twin_cipher_free, 0
-};
+static const struct cpt_path_hw stitched_path = { iv_to_twin, iv_to_go, cpu_update, device_update,
+    NULL, NULL, cpt_twin_cipher_dup, cpt_twin_cipher_free, 0 };
 
 /* An update (oneshot 0) or EVP_Cipher (oneshot 1): a record or plain CBC. */
-static int stitched_run(struct stitched_ctx *c, unsigned char *out, size_t *outl,
-    size_t outsize, const unsigned char *in, size_t inl, int oneshot)
+static int stitched_run(struct stitched_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+    const unsigned char *in, size_t inl, int oneshot)
 {
     int record = c->record, rc;
 
@@ -490,9 +489,9 @@ static int stitched_run(struct stitched_ctx *c, unsigned char *out, size_t *outl
         CPT_RAISE(c->prov, CPT_R_WRONG_STATE, "the record's AAD must be set again");
         return 0;
     }
-    rc = cpt_path_update(&c->path, c,
-        record == REC_TWIN || (record == REC_NONE && cpu_path(c, inl)),
-        &(struct cpt_path_io){ out, outl, outsize, in, inl, oneshot });
+    rc =
+        cpt_path_update(&c->path, c, record == REC_TWIN || (record == REC_NONE && cpu_path(c, inl)),
+            &(struct cpt_path_io){ out, outl, outsize, in, inl, oneshot });
     c->record = REC_NONE; /* the next update is plain CBC, or has an AAD of its own */
     return rc;
 }
@@ -531,51 +530,52 @@ static const OSSL_PARAM stitched_gettable_ctx[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
-    OSSL_PARAM_END
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0), OSSL_PARAM_END
 };
 
 static const OSSL_PARAM stitched_settable_ctx[] = {
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_MAC_KEY, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_END
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL), OSSL_PARAM_END
 };
 
-static CPTPROV_CTX_PARAMS_FN(stitched_gettable_ctx_params, stitched_gettable_ctx)
-static CPTPROV_CTX_PARAMS_FN(stitched_settable_ctx_params, stitched_settable_ctx)
+static CPTPROV_CTX_PARAMS_FN(stitched_gettable_ctx_params,
+    stitched_gettable_ctx) static CPTPROV_CTX_PARAMS_FN(stitched_settable_ctx_params,
+    stitched_settable_ctx)
 
-/* Flags as the default provider's, except that multiblock is not offered. */
-static int stitched_get_params(OSSL_PARAM params[], const struct stitched_alg *a)
+    /* Flags as the default provider's, except that multiblock is not offered. */
+    static int stitched_get_params(OSSL_PARAM params[], const struct stitched_alg *a)
 {
     return cptprov_cipher_static_params(params, EVP_CIPH_CBC_MODE, 1, 0, a->keylen, 16, 16);
 }
 
 /* One algorithm: its row, newctx, get_params and dispatch table. */
-#define CPTPROV_STITCHED(lc, ID, NAME, keybytes, macbytes)                                    \
-    static const struct stitched_alg lc##_alg = { ID, NAME, keybytes, macbytes };             \
-    CPTPROV_ALG_FUNCS(cipher, lc, stitched_newctx, stitched_get_params)                       \
-    const OSSL_DISPATCH cptprov_##lc##_functions[] = {                                         \
-        CPT_FN(CIPHER_NEWCTX, cipher_newctx, lc##_newctx),                              \
-        CPT_FN(CIPHER_FREECTX, cipher_freectx, stitched_freectx),                        \
-        CPT_FN(CIPHER_DUPCTX, cipher_dupctx, stitched_dupctx),                          \
-        CPT_FN(CIPHER_ENCRYPT_INIT, cipher_encrypt_init, stitched_einit),                     \
-        CPT_FN(CIPHER_DECRYPT_INIT, cipher_decrypt_init, stitched_dinit),                     \
-        CPT_FN(CIPHER_UPDATE, cipher_update, stitched_update),                          \
-        CPT_FN(CIPHER_FINAL, cipher_final, stitched_final),                            \
-        CPT_FN(CIPHER_CIPHER, cipher_cipher, stitched_cipher),                          \
-        CPT_FN(CIPHER_GET_PARAMS, cipher_get_params, lc##_get_params),                      \
+#define CPTPROV_STITCHED(lc, ID, NAME, keybytes, macbytes)                                      \
+    static const struct stitched_alg lc##_alg = { ID, NAME, keybytes, macbytes };               \
+    CPTPROV_ALG_FUNCS(cipher, lc, stitched_newctx, stitched_get_params)                         \
+    const OSSL_DISPATCH cptprov_##lc##_functions[] = { CPT_FN(CIPHER_NEWCTX, cipher_newctx,     \
+                                                           lc##_newctx),                        \
+        CPT_FN(CIPHER_FREECTX, cipher_freectx, stitched_freectx),                               \
+        CPT_FN(CIPHER_DUPCTX, cipher_dupctx, stitched_dupctx),                                  \
+        CPT_FN(CIPHER_ENCRYPT_INIT, cipher_encrypt_init, stitched_einit),                       \
+        CPT_FN(CIPHER_DECRYPT_INIT, cipher_decrypt_init, stitched_dinit),                       \
+        CPT_FN(CIPHER_UPDATE, cipher_update, stitched_update),                                  \
+        CPT_FN(CIPHER_FINAL, cipher_final, stitched_final),                                     \
+        CPT_FN(CIPHER_CIPHER, cipher_cipher, stitched_cipher),                                  \
+        CPT_FN(CIPHER_GET_PARAMS, cipher_get_params, lc##_get_params),                          \
         CPT_FN(CIPHER_GET_CTX_PARAMS, cipher_get_ctx_params, stitched_get_ctx_params),          \
         CPT_FN(CIPHER_SET_CTX_PARAMS, cipher_set_ctx_params, stitched_set_ctx_params),          \
-        CPT_FN(CIPHER_GETTABLE_PARAMS, cipher_gettable_params, cptprov_cipher_static_gettable),  \
-        CPT_FN(CIPHER_GETTABLE_CTX_PARAMS, cipher_gettable_ctx_params, stitched_gettable_ctx_params), \
-        CPT_FN(CIPHER_SETTABLE_CTX_PARAMS, cipher_settable_ctx_params, stitched_settable_ctx_params), \
-        CPT_FN_END                                                                            \
-    };
+        CPT_FN(CIPHER_GETTABLE_PARAMS, cipher_gettable_params, cptprov_cipher_static_gettable), \
+        CPT_FN(CIPHER_GETTABLE_CTX_PARAMS, cipher_gettable_ctx_params,                          \
+            stitched_gettable_ctx_params),                                                      \
+        CPT_FN(CIPHER_SETTABLE_CTX_PARAMS, cipher_settable_ctx_params,                          \
+            stitched_settable_ctx_params),                                                      \
+        CPT_FN_END };
 
 /* The MAC's length: the size of the row's digest. */
 enum {
-#define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) MD_SIZE_##ID = (size),
+#define CPT_DIGEST(ID, num, name, aliases, family, hmac_family, size, blocksize) \
+    MD_SIZE_##ID = (size),
 #include "algorithms.def"
 };
 #define CPT_STITCHED(ID, num, name, family, keylen, digest) \

@@ -16,8 +16,13 @@ command -v curl >/dev/null || need+=(curl)
 command -v h2load >/dev/null || need+=(nghttp2-client)
 # the C side under memcheck
 command -v valgrind >/dev/null || need+=(valgrind)
-# make lint: the shell scripts
+# make lint: the shell scripts, and the C sources' format with the
+# clang-format the tree is formatted with (Debian 12's 14: other versions
+# format some constructs differently, so the Debian 13 leg does not check it)
 command -v shellcheck >/dev/null || need+=(shellcheck)
+if grep -q '^VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
+	command -v clang-format >/dev/null || need+=(clang-format)
+fi
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		echo "deps: installing ${need[*]}"

@@ -30,7 +30,8 @@ __attribute__((visibility("hidden"))) const char *cpt_intern(const char *name)
     return r;
 }
 
-__attribute__((visibility("hidden"))) int cpt_call_export_cb(void *cb, OSSL_PARAM *params, void *arg)
+__attribute__((visibility("hidden"))) int cpt_call_export_cb(void *cb, OSSL_PARAM *params,
+    void *arg)
 {
     return ((OSSL_CALLBACK *)cb)(params, arg);
 }

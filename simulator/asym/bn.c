@@ -105,7 +105,7 @@ static struct mont_entry {
 	BIGNUM *m;
 	BN_MONT_CTX *mont;
 	unsigned refs; /* users outside the lock; evicted entries free at 0 */
-} *mont_cache[MONT_CACHE_SIZE];
+} * mont_cache[MONT_CACHE_SIZE];
 static unsigned mont_next;
 static pthread_mutex_t mont_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -188,7 +188,7 @@ static int mont_get(struct mont_entry **ep, const uint8_t *mod, size_t len, int 
 }
 
 int cpt_bn_modexp(uint8_t *out, const uint8_t *base, size_t blen, int reduce_base,
-		  const uint8_t *exp, size_t elen, const uint8_t *mod, size_t mlen)
+	const uint8_t *exp, size_t elen, const uint8_t *mod, size_t mlen)
 {
 	BN_CTX *ctx = thread_ctx();
 	BIGNUM *a = load(base, blen, 1), *e = load(exp, elen, 1), *r = BN_new();
@@ -215,8 +215,8 @@ end:
 }
 
 int cpt_bn_modexp_x2(uint8_t *out1, uint8_t *out2, const uint8_t *base, size_t blen,
-		     const uint8_t *exp1, size_t e1len, const uint8_t *mod1,
-		     const uint8_t *exp2, size_t e2len, const uint8_t *mod2, size_t mlen)
+	const uint8_t *exp1, size_t e1len, const uint8_t *mod1, const uint8_t *exp2, size_t e2len,
+	const uint8_t *mod2, size_t mlen)
 {
 	BN_CTX *ctx = thread_ctx();
 	BIGNUM *a = load(base, blen, 1), *a1 = BN_new(), *a2 = BN_new();
@@ -225,18 +225,20 @@ int cpt_bn_modexp_x2(uint8_t *out1, uint8_t *out2, const uint8_t *base, size_t b
 	struct mont_entry *m1 = NULL, *m2 = NULL;
 	int ok = CPT_BN_ERROR;
 
-	if (ctx == NULL || a == NULL || a1 == NULL || a2 == NULL || e1 == NULL ||
-	    e2 == NULL || r1 == NULL || r2 == NULL)
+	if (ctx == NULL || a == NULL || a1 == NULL || a2 == NULL || e1 == NULL || e2 == NULL ||
+		r1 == NULL || r2 == NULL)
 		goto end;
 	/* The IFMA code wants the Montgomery contexts of both moduli. */
-	if ((ok = mont_get(&m1, mod1, mlen, 1, ctx)) != 1 || (ok = mont_get(&m2, mod2, mlen, 1, ctx)) != 1)
+	if ((ok = mont_get(&m1, mod1, mlen, 1, ctx)) != 1 ||
+		(ok = mont_get(&m2, mod2, mlen, 1, ctx)) != 1)
 		goto end;
 	BN_set_flags(a1, BN_FLG_CONSTTIME);
 	BN_set_flags(a2, BN_FLG_CONSTTIME);
 	if (!reduce(a1, a, m1->m, ctx) || !reduce(a2, a, m2->m, ctx) ||
-	    !BN_mod_exp_mont_consttime_x2(r1, a1, e1, m1->m, m1->mont, r2, a2, e2, m2->m, m2->mont, ctx) ||
-	    BN_bn2binpad(r1, out1, (int)mlen) != (int)mlen ||
-	    BN_bn2binpad(r2, out2, (int)mlen) != (int)mlen)
+		!BN_mod_exp_mont_consttime_x2(r1, a1, e1, m1->m, m1->mont, r2, a2, e2, m2->m,
+			m2->mont, ctx) ||
+		BN_bn2binpad(r1, out1, (int)mlen) != (int)mlen ||
+		BN_bn2binpad(r2, out2, (int)mlen) != (int)mlen)
 		ok = CPT_BN_ERROR;
 end:
 	BN_clear_free(a);
@@ -254,7 +256,7 @@ end:
 }
 
 int cpt_bn_modexp_public(uint8_t *out, const uint8_t *base, size_t blen, const uint8_t *exp,
-			 size_t elen, const uint8_t *mod, size_t mlen)
+	size_t elen, const uint8_t *mod, size_t mlen)
 {
 	BN_CTX *ctx = thread_ctx();
 	BIGNUM *a = load(base, blen, 0), *e = load(exp, elen, 0), *r = BN_new();
@@ -303,7 +305,7 @@ int cpt_p256_mul(uint8_t out[65], const uint8_t *gk, const uint8_t *pk, const ui
 	if (p256 == NULL || (ctx = thread_ctx()) == NULL)
 		return CPT_BN_ERROR;
 	if ((gk != NULL && (g = load(gk, 32, 1)) == NULL) ||
-	    (pk != NULL && (k = load(pk, 32, 1)) == NULL) || (r = EC_POINT_new(p256)) == NULL)
+		(pk != NULL && (k = load(pk, 32, 1)) == NULL) || (r = EC_POINT_new(p256)) == NULL)
 		goto end;
 	if (pt != NULL) {
 		if ((p = EC_POINT_new(p256)) == NULL)

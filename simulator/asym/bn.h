@@ -16,17 +16,17 @@
  * otherwise it must be below mod. The exponentiations return 1,
  * CPT_BN_BAD_INPUT or CPT_BN_ERROR. */
 int cpt_bn_modexp(uint8_t *out, const uint8_t *base, size_t blen, int reduce_base,
-		  const uint8_t *exp, size_t elen, const uint8_t *mod, size_t mlen);
+	const uint8_t *exp, size_t elen, const uint8_t *mod, size_t mlen);
 /* out1 = base^exp1 mod mod1 and out2 = base^exp2 mod mod2 (an RSA CRT's
  * halves) at once, AVX-512 IFMA for 1024-bit moduli where the CPU has it;
  * moduli and outputs are mlen bytes. */
 int cpt_bn_modexp_x2(uint8_t *out1, uint8_t *out2, const uint8_t *base, size_t blen,
-		     const uint8_t *exp1, size_t e1len, const uint8_t *mod1,
-		     const uint8_t *exp2, size_t e2len, const uint8_t *mod2, size_t mlen);
+	const uint8_t *exp1, size_t e1len, const uint8_t *mod1, const uint8_t *exp2, size_t e2len,
+	const uint8_t *mod2, size_t mlen);
 /* out = base^exp mod mod for public values, variable time; base (blen
  * bytes) must be below mod (mlen bytes). */
 int cpt_bn_modexp_public(uint8_t *out, const uint8_t *base, size_t blen, const uint8_t *exp,
-			 size_t elen, const uint8_t *mod, size_t mlen);
+	size_t elen, const uint8_t *mod, size_t mlen);
 /* out = gk·G + pk·pt on P-256, uncompressed; gk, pk are 32-byte scalars
  * (either may be NULL), pt an uncompressed point (NULL with pk). Returns 1,
  * CPT_BN_INFINITY, CPT_BN_NOT_ON_CURVE or CPT_BN_ERROR. */

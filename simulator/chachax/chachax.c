@@ -28,8 +28,8 @@ static void init(void)
 {
 	OSSL_LIB_CTX *libctx;
 
-	if (pthread_key_create(&scratch_key, scratch_free) != 0
-	    || pthread_key_create(&peek_key, scratch_free) != 0)
+	if (pthread_key_create(&scratch_key, scratch_free) != 0 ||
+		pthread_key_create(&peek_key, scratch_free) != 0)
 		return;
 	if ((libctx = cpt_sim_libctx()) == NULL)
 		return;
@@ -85,7 +85,7 @@ static int update(EVP_CIPHER_CTX *c, uint8_t *dst, const uint8_t *src, size_t n)
 }
 
 int cx_chacha20(const uint8_t key[32], const uint8_t iv[16], unsigned skip, uint8_t *dst,
-    const uint8_t *src, size_t n)
+	const uint8_t *src, size_t n)
 {
 	static const uint8_t zero[64];
 	uint8_t junk[64];
@@ -93,8 +93,9 @@ int cx_chacha20(const uint8_t key[32], const uint8_t iv[16], unsigned skip, uint
 	int ok;
 
 	/* A context that has ChaCha20 already only needs the key and IV. */
-	if (c == NULL || skip >= 64
-	    || !EVP_CipherInit_ex2(c, EVP_CIPHER_CTX_get0_cipher(c) == chacha ? NULL : chacha, key, iv, 1, NULL))
+	if (c == NULL || skip >= 64 ||
+		!EVP_CipherInit_ex2(c, EVP_CIPHER_CTX_get0_cipher(c) == chacha ? NULL : chacha, key,
+			iv, 1, NULL))
 		return 0;
 	ok = update(c, junk, zero, skip) && update(c, dst, src, n);
 	OPENSSL_cleanse(junk, sizeof(junk));
@@ -160,8 +161,8 @@ int cx_aead_peek(const void *p, uint8_t tag[16])
 	EVP_CIPHER_CTX *c = scratch(&peek_key);
 	int outl;
 
-	return c != NULL && EVP_CIPHER_CTX_copy(c, p) && EVP_CipherFinal_ex(c, NULL, &outl)
-	    && get_tag(c, tag);
+	return c != NULL && EVP_CIPHER_CTX_copy(c, p) && EVP_CipherFinal_ex(c, NULL, &outl) &&
+	       get_tag(c, tag);
 }
 
 /* Finishes a decryption against the expected tag: 1 authentic, 0 not, -1 error. */
@@ -170,7 +171,8 @@ int cx_aead_open(void *p, const uint8_t *tag, size_t taglen)
 	OSSL_PARAM params[2];
 	int outl;
 
-	params[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag, taglen);
+	params[0] =
+		OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag, taglen);
 	params[1] = OSSL_PARAM_construct_end();
 	if (taglen == 0 || taglen > 16 || !EVP_CIPHER_CTX_set_params(p, params))
 		return -1;

@@ -6,7 +6,7 @@
 
 int cx_ready(void);
 int cx_chacha20(const uint8_t key[32], const uint8_t iv[16], unsigned skip, uint8_t *dst,
-    const uint8_t *src, size_t n);
+	const uint8_t *src, size_t n);
 void *cx_aead_new(void);
 void cx_aead_free(void *p);
 void *cx_aead_clone(const void *p);

@@ -154,7 +154,6 @@ static int wait_fd(ASYNC_WAIT_CTX *w)
     return fds[0];
 }
 
-
 /* A job whose pauses are blocked, as OpenSSL blocks them around some locks:
  * pausing returns at once, so the operation must wait for the device in
  * place. */
@@ -193,7 +192,8 @@ static size_t unannounced_fds(const struct task *t)
     OSSL_ASYNC_FD fds[4];
     size_t n = 0, bad = 0;
 
-    if (!ASYNC_WAIT_CTX_get_all_fds(t->wctx, NULL, &n) || n > 4 || !ASYNC_WAIT_CTX_get_all_fds(t->wctx, fds, &n))
+    if (!ASYNC_WAIT_CTX_get_all_fds(t->wctx, NULL, &n) || n > 4
+        || !ASYNC_WAIT_CTX_get_all_fds(t->wctx, fds, &n))
         return 1;
     for (size_t i = 0; i < n; i++) {
         size_t k = 0;
@@ -328,7 +328,8 @@ int main(int argc, char **argv)
     setenv("CPTPROV_CPU_THRESHOLD", "0", 1);
     lc = OSSL_LIB_CTX_new();
     OSSL_PROVIDER_set_default_search_path(lc, path);
-    if ((pc = OSSL_PROVIDER_load(lc, "cptprov")) == NULL || (pd = OSSL_PROVIDER_load(lc, "default")) == NULL) {
+    if ((pc = OSSL_PROVIDER_load(lc, "cptprov")) == NULL
+        || (pd = OSSL_PROVIDER_load(lc, "default")) == NULL) {
         printf("cannot load the providers\n");
         return 1;
     }
@@ -336,8 +337,9 @@ int main(int argc, char **argv)
     cpt_rng_fill(&r, gcm_key, sizeof(gcm_key));
     cpt_rng_fill(&r, gcm_iv, sizeof(gcm_iv));
     kc = EVP_PKEY_CTX_new_from_name(lc, "RSA", "provider=default");
-    CPT_CHECK(kc != NULL && EVP_PKEY_keygen_init(kc) > 0 && EVP_PKEY_CTX_set_rsa_keygen_bits(kc, 2048) > 0
-        && EVP_PKEY_keygen(kc, &rsa_key) > 0, "an RSA-2048 key");
+    CPT_CHECK(kc != NULL && EVP_PKEY_keygen_init(kc) > 0
+            && EVP_PKEY_CTX_set_rsa_keygen_bits(kc, 2048) > 0 && EVP_PKEY_keygen(kc, &rsa_key) > 0,
+        "an RSA-2048 key");
     EVP_PKEY_CTX_free(kc);
     for (int k = 0; k < NKINDS; k++)
         CPT_CHECK((want_len[k] = run_op(k, "default", want[k])) > 0,
@@ -377,7 +379,8 @@ int main(int argc, char **argv)
         int ret = 0, rc = ASYNC_start_job(&job, w, &ret, blocked_fn, &out, sizeof(out));
 
         CPT_CHECK(rc == ASYNC_FINISH && ret == 1,
-            "a job with pauses blocked finishes in one go with the right signature (rc %d, ret %d)", rc, ret);
+            "a job with pauses blocked finishes in one go with the right signature (rc %d, ret %d)",
+            rc, ret);
         ASYNC_WAIT_CTX_free(w);
         free(out);
     }
@@ -406,8 +409,9 @@ int main(int argc, char **argv)
 
                     ERR_error_string_n(t->err, why, sizeof(why));
                     cpt_note("job %zu operation %d (kind %d): %s (%s)", i, k, t->kind[k],
-                        t->outl[k] == 0 ? "failed" : t->outl[k] != want_len[t->kind[k]] ? "wrong length"
-                                                                                      : "wrong output",
+                        t->outl[k] == 0                          ? "failed"
+                            : t->outl[k] != want_len[t->kind[k]] ? "wrong length"
+                                                                 : "wrong output",
                         t->err != 0 ? why : "no error");
                     break;
                 }
@@ -417,19 +421,25 @@ int main(int argc, char **argv)
      * was counted may be closed now). */
     for (int tries = 0; tries < 50 && (fds1 = cpt_open_fds(0)) > fds0; tries++)
         usleep(100 * 1000);
-    CPT_CHECK(abandoned > 0 && finished > 0, "%zu jobs finished, %zu abandoned at a readable fd", finished,
-        abandoned);
-    CPT_CHECK(wrong == 0, "every finished job has the default provider's outputs (%zu wrong)", wrong);
-    CPT_CHECK(stale == 0, "no finished job's wait fd stays readable (%zu did: a signal left over for the "
-        "next operation)", stale);
-    CPT_CHECK(written == 0, "no abandoned job's buffers written after its fd was readable (%zu were)",
-        written);
-    CPT_CHECK(unannounced == 0, "every fd a wait context lists at the end of its job was announced at a "
-        "pause (%zu were not)", (size_t)unannounced);
+    CPT_CHECK(abandoned > 0 && finished > 0, "%zu jobs finished, %zu abandoned at a readable fd",
+        finished, abandoned);
+    CPT_CHECK(wrong == 0, "every finished job has the default provider's outputs (%zu wrong)",
+        wrong);
+    CPT_CHECK(stale == 0,
+        "no finished job's wait fd stays readable (%zu did: a signal left over for the "
+        "next operation)",
+        stale);
+    CPT_CHECK(written == 0,
+        "no abandoned job's buffers written after its fd was readable (%zu were)", written);
+    CPT_CHECK(unannounced == 0,
+        "every fd a wait context lists at the end of its job was announced at a "
+        "pause (%zu were not)",
+        (size_t)unannounced);
     CPT_CHECK(fds1 <= fds0, "open fds back to %d once the device is idle (%d)", fds0, fds1);
     if (fds1 > fds0)
         cpt_open_fds(1);
-    printf("jobs %zu: finished %zu, abandoned %zu, wrong %zu, stale signals %zu, writes after abandon %zu\n",
+    printf("jobs %zu: finished %zu, abandoned %zu, wrong %zu, stale signals %zu, writes after "
+           "abandon %zu\n",
         next, finished, abandoned, wrong, stale, written);
     /* The abandoned jobs stay paused in libcrypto's pool, as in haproxy;
      * the providers are left loaded for them. */

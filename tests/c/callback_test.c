@@ -61,8 +61,10 @@ static size_t run_op(int kind, OSSL_LIB_CTX *lc, const char *pq, unsigned char *
         EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(lc, g_rsa, pq);
 
         n = BIG;
-        if (pc == NULL || EVP_PKEY_sign_init(pc) <= 0 || EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_PADDING) <= 0
-            || EVP_PKEY_CTX_set_signature_md(pc, EVP_sha256()) <= 0 || EVP_PKEY_sign(pc, out, &n, g_data, 32) <= 0)
+        if (pc == NULL || EVP_PKEY_sign_init(pc) <= 0
+            || EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_PADDING) <= 0
+            || EVP_PKEY_CTX_set_signature_md(pc, EVP_sha256()) <= 0
+            || EVP_PKEY_sign(pc, out, &n, g_data, 32) <= 0)
             n = 0;
         EVP_PKEY_CTX_free(pc);
     } else {
@@ -71,7 +73,8 @@ static size_t run_op(int kind, OSSL_LIB_CTX *lc, const char *pq, unsigned char *
         int l1 = 0, l2 = 0;
 
         if (c != NULL && cc != NULL && EVP_EncryptInit_ex2(cc, c, g_key, g_iv, NULL)
-            && EVP_EncryptUpdate(cc, out, &l1, g_data, BIG) && EVP_EncryptFinal_ex(cc, out + l1, &l2)
+            && EVP_EncryptUpdate(cc, out, &l1, g_data, BIG)
+            && EVP_EncryptFinal_ex(cc, out + l1, &l2)
             && EVP_CIPHER_CTX_ctrl(cc, EVP_CTRL_AEAD_GET_TAG, 16, out + l1 + l2) > 0)
             n = (size_t)(l1 + l2 + 16);
         EVP_CIPHER_CTX_free(cc);
@@ -119,7 +122,8 @@ int main(int argc, char **argv)
     memset(g_key, 7, sizeof(g_key));
     memset(g_iv, 9, sizeof(g_iv));
     for (int k = 0; k < 2; k++)
-        CPT_CHECK(g_rsa != NULL && (g_want_len[k] = run_op(k, g_env.ref_libctx, "provider=default", g_want[k])) > 0,
+        CPT_CHECK(g_rsa != NULL
+                && (g_want_len[k] = run_op(k, g_env.ref_libctx, "provider=default", g_want[k])) > 0,
             "the default provider's output %d", k);
     tasks = calloc(NTASKS, sizeof(*tasks));
     for (int i = 0; i < NTASKS && !hung; i++) {
@@ -145,7 +149,8 @@ int main(int argc, char **argv)
                 ASYNC_WAIT_CTX_get_all_fds(w, NULL, &nfds);
                 if (nfds == 0)
                     nofd_ok++;
-                if (strcmp(expect, "fd") == 0 && nfds > 0 && nfds <= 4 && ASYNC_WAIT_CTX_get_all_fds(w, fds, &nfds)) {
+                if (strcmp(expect, "fd") == 0 && nfds > 0 && nfds <= 4
+                    && ASYNC_WAIT_CTX_get_all_fds(w, fds, &nfds)) {
                     struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
 
                     if (poll(&pfd, 1, 20000) == 1)
@@ -174,16 +179,21 @@ int main(int argc, char **argv)
     CPT_CHECK(wrong == 0, "every output is the default provider's (%zu wrong)", wrong);
     CPT_CHECK(pauses > 0, "jobs paused (%zu times)", pauses);
     if (strcmp(expect, "callback") == 0) {
-        CPT_CHECK(callbacks >= pauses && callbacks > 0, "the callback carried the completions (%zu callbacks, %zu "
-            "pauses)", callbacks, pauses);
-        CPT_CHECK(nofd_ok == pauses, "no fd in a paused job's wait context (%zu of %zu)", nofd_ok, pauses);
-        CPT_CHECK(status_ok == pauses, "ASYNC_STATUS_OK at every pause (%zu of %zu)", status_ok, pauses);
+        CPT_CHECK(callbacks >= pauses && callbacks > 0,
+            "the callback carried the completions (%zu callbacks, %zu "
+            "pauses)",
+            callbacks, pauses);
+        CPT_CHECK(nofd_ok == pauses, "no fd in a paused job's wait context (%zu of %zu)", nofd_ok,
+            pauses);
+        CPT_CHECK(status_ok == pauses, "ASYNC_STATUS_OK at every pause (%zu of %zu)", status_ok,
+            pauses);
     } else {
-        CPT_CHECK(callbacks == 0, "with async_notify = fd the callback never runs (%zu)", callbacks);
+        CPT_CHECK(callbacks == 0, "with async_notify = fd the callback never runs (%zu)",
+            callbacks);
         CPT_CHECK(fd_waits == pauses, "every pause ended by the fd (%zu of %zu)", fd_waits, pauses);
     }
-    printf("callback_test (%s): %d jobs, %zu pauses, %zu callbacks, %zu fd waits\n", expect, NTASKS, pauses,
-        callbacks, fd_waits);
+    printf("callback_test (%s): %d jobs, %zu pauses, %zu callbacks, %zu fd waits\n", expect, NTASKS,
+        pauses, callbacks, fd_waits);
     free(tasks);
     EVP_PKEY_free(g_rsa);
     cpt_env_free(&g_env);

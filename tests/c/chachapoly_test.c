@@ -233,8 +233,8 @@ static void test_sequence(void)
             if (newiv)
                 cpt_rng_fill(&r, nonce, sizeof(nonce));
             for (int p = 0; ok && p < 2; p++) {
-                struct msg m = { k == 0 ? key : NULL, k == 0 || newiv ? nonce : NULL, aad,
-                    pt, sizeof(aad), len, 16, out[p], { 0 } };
+                struct msg m = { k == 0 ? key : NULL, k == 0 || newiv ? nonce : NULL, aad, pt,
+                    sizeof(aad), len, 16, out[p], { 0 } };
 
                 ok = run_msg(ctx[p], k == 0 ? g_c[p] : NULL, 1, &m, NULL);
                 memcpy(tag[p], m.tag, 16);
@@ -358,8 +358,8 @@ static void test_tls13(void)
         for (uint64_t seq = 0; ok && seq < 30; seq++) {
             size_t len = cpt_rng_pct(&r, 50) ? 1 + (size_t)cpt_rng_below(&r, 300)
                                              : 1 + (size_t)cpt_rng_below(&r, 16400);
-            unsigned char nonce[12], hdr[5] = { 23, 3, 3, (unsigned char)((len + 16) >> 8),
-                (unsigned char)(len + 16) };
+            unsigned char nonce[12],
+                hdr[5] = { 23, 3, 3, (unsigned char)((len + 16) >> 8), (unsigned char)(len + 16) };
             unsigned char tag[2][16];
 
             memcpy(nonce, iv, 12);
@@ -419,8 +419,7 @@ static void test_copy(void)
         }
         CPT_CHECK(ok && memcmp(out[0], out[1], len) == 0 && memcmp(tag[0], tag[1], 16) == 0
                 && memcmp(out[2], out[0], len) == 0 && memcmp(tag[2], tag[0], 16) == 0,
-            "a %zu-byte message and its copy taken halfway both equal the default provider's",
-            len);
+            "a %zu-byte message and its copy taken halfway both equal the default provider's", len);
         EVP_CIPHER_CTX_free(ctx[0]);
         EVP_CIPHER_CTX_free(ctx[1]);
         EVP_CIPHER_CTX_free(copy);
@@ -454,7 +453,8 @@ static void test_errors(void)
         "a decryption without a tag fails at final");
     ERR_clear_error();
     CPT_CHECK(EVP_CipherInit_ex2(ctx, g_c[1], key, iv, 1, NULL)
-            && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) <= 0 && ERR_peek_error() != 0,
+            && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) <= 0
+            && ERR_peek_error() != 0,
         "an encryption refuses an expected tag");
     ERR_clear_error();
     EVP_CIPHER_CTX_free(ctx);

@@ -33,8 +33,14 @@ static unsigned long sub_base_passed, sub_base_failed, sub_base_notes;
 static int acc_verbose;
 static _Thread_local const char *tl_subtest = "main";
 
-void cpt_set_verbose(int v) { acc_verbose = v; }
-int cpt_verbose(void) { return acc_verbose; }
+void cpt_set_verbose(int v)
+{
+    acc_verbose = v;
+}
+int cpt_verbose(void)
+{
+    return acc_verbose;
+}
 
 void cpt_set_subtest(const char *name)
 {
@@ -46,7 +52,10 @@ void cpt_set_subtest(const char *name)
     pthread_mutex_unlock(&acc_lock);
 }
 
-const char *cpt_subtest(void) { return tl_subtest; }
+const char *cpt_subtest(void)
+{
+    return tl_subtest;
+}
 
 static void vline(const char *tag, const char *fmt, va_list ap)
 {
@@ -129,16 +138,24 @@ int cpt_check_at(int cond, const char *file, int line, const char *fmt, ...)
     return cpt_count(cond);
 }
 
-unsigned long cpt_passed(void) { return acc_passed; }
-unsigned long cpt_failed(void) { return acc_failed; }
-unsigned long cpt_notes(void) { return acc_notes; }
+unsigned long cpt_passed(void)
+{
+    return acc_passed;
+}
+unsigned long cpt_failed(void)
+{
+    return acc_failed;
+}
+unsigned long cpt_notes(void)
+{
+    return acc_notes;
+}
 
 void cpt_subtest_summary(const char *name, double seconds)
 {
     pthread_mutex_lock(&acc_lock);
-    printf("[%s] ok=%lu fail=%lu notes=%lu time=%.2fs\n", name,
-           acc_passed - sub_base_passed, acc_failed - sub_base_failed,
-           acc_notes - sub_base_notes, seconds);
+    printf("[%s] ok=%lu fail=%lu notes=%lu time=%.2fs\n", name, acc_passed - sub_base_passed,
+        acc_failed - sub_base_failed, acc_notes - sub_base_notes, seconds);
     fflush(stdout);
     pthread_mutex_unlock(&acc_lock);
 }
@@ -186,8 +203,9 @@ void cpt_opts_init(cpt_opts *o)
     o->provider = "cptprov";
     o->provider_path = "build";
     clock_gettime(CLOCK_REALTIME, &ts);
-    o->seed = cpt_mix64((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec,
-                        (uint64_t)getpid()) & 0xffffffffffffULL;
+    o->seed =
+        cpt_mix64((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec, (uint64_t)getpid())
+        & 0xffffffffffffULL;
 }
 
 int cpt_parse_u64(const char *s, uint64_t *out)
@@ -215,18 +233,21 @@ int cpt_opts_parse_one(cpt_opts *o, int argc, char **argv, int *i)
         const char *name;
         const char **dst;
     } str_opts[] = {
-        { "--provider", &o->provider }, { "--provider-path", &o->provider_path },
-        { "--stats-dir", &o->stats_dir }, { "--only", &o->only }, { "--skip", &o->skip },
+        { "--provider", &o->provider },
+        { "--provider-path", &o->provider_path },
+        { "--stats-dir", &o->stats_dir },
+        { "--only", &o->only },
+        { "--skip", &o->skip },
     };
 
-#define CPT_NEEDVAL()                                                     \
-    do {                                                                  \
-        if (*i + 1 >= argc) {                                             \
-            fprintf(stderr, "option %s needs a value\n", a);              \
-            return -1;                                                    \
-        }                                                                 \
-        val = argv[*i + 1];                                               \
-        takes = 1;                                                        \
+#define CPT_NEEDVAL()                                        \
+    do {                                                     \
+        if (*i + 1 >= argc) {                                \
+            fprintf(stderr, "option %s needs a value\n", a); \
+            return -1;                                       \
+        }                                                    \
+        val = argv[*i + 1];                                  \
+        takes = 1;                                           \
     } while (0)
 
     for (size_t k = 0; k < sizeof(str_opts) / sizeof(str_opts[0]); k++) {
@@ -261,18 +282,18 @@ int cpt_opts_parse_one(cpt_opts *o, int argc, char **argv, int *i)
 void cpt_opts_usage(FILE *f)
 {
     fprintf(f,
-            "common options:\n"
-            "  --provider NAME        provider under test (default cptprov; 'default'\n"
-            "                         runs the harness against OpenSSL's default provider)\n"
-            "  --provider-path DIR    directory holding NAME.so (default build)\n"
-            "  --stats-dir DIR        load the provider through a temporary openssl.cnf\n"
-            "                         with stats_dir = DIR and check its counters (cptstat)\n"
-            "  --no-stats             skip the statistics check\n"
-            "  --seed N               PRNG seed (default: time based; always printed)\n"
-            "  --only a,b  --skip a,b select sub-tests by name\n"
-            "  --strict-errors        a failing call must leave an error on the queue even\n"
-            "                         where the default provider leaves none\n"
-            "  -v, --verbose          more output (error queues, per-case info)\n");
+        "common options:\n"
+        "  --provider NAME        provider under test (default cptprov; 'default'\n"
+        "                         runs the harness against OpenSSL's default provider)\n"
+        "  --provider-path DIR    directory holding NAME.so (default build)\n"
+        "  --stats-dir DIR        load the provider through a temporary openssl.cnf\n"
+        "                         with stats_dir = DIR and check its counters (cptstat)\n"
+        "  --no-stats             skip the statistics check\n"
+        "  --seed N               PRNG seed (default: time based; always printed)\n"
+        "  --only a,b  --skip a,b select sub-tests by name\n"
+        "  --strict-errors        a failing call must leave an error on the queue even\n"
+        "                         where the default provider leaves none\n"
+        "  -v, --verbose          more output (error queues, per-case info)\n");
 }
 
 static int in_list(const char *list, const char *name)
@@ -365,10 +386,8 @@ int cpt_env_init(cpt_env *env, const cpt_opts *o)
     strcpy(env->name, o->provider);
     snprintf(env->propq, sizeof(env->propq), "provider=%s", o->provider);
 
-    if (!is_default && !abs_path(o->provider_path, env->module_dir,
-                                 sizeof(env->module_dir))) {
-        fprintf(stderr, "provider path '%s': %s\n", o->provider_path,
-                strerror(errno));
+    if (!is_default && !abs_path(o->provider_path, env->module_dir, sizeof(env->module_dir))) {
+        fprintf(stderr, "provider path '%s': %s\n", o->provider_path, strerror(errno));
         return 0;
     }
     if (!is_default)
@@ -398,21 +417,21 @@ int cpt_env_init(cpt_env *env, const cpt_opts *o)
             return 0;
         }
         fprintf(f,
-                "openssl_conf = openssl_init\n"
-                "[openssl_init]\n"
-                "providers = provider_sect\n"
-                "[provider_sect]\n"
-                "default = default_sect\n");
+            "openssl_conf = openssl_init\n"
+            "[openssl_init]\n"
+            "providers = provider_sect\n"
+            "[provider_sect]\n"
+            "default = default_sect\n");
         if (!is_default)
             fprintf(f, "%s = %s_sect\n", env->name, env->name);
         fprintf(f, "[default_sect]\nactivate = 1\n");
         if (!is_default)
             fprintf(f,
-                    "[%s_sect]\n"
-                    "module = %s/%s.so\n"
-                    "stats_dir = %s\n"
-                    "activate = 1\n",
-                    env->name, env->module_dir, env->name, env->stats_dir);
+                "[%s_sect]\n"
+                "module = %s/%s.so\n"
+                "stats_dir = %s\n"
+                "activate = 1\n",
+                env->name, env->module_dir, env->name, env->stats_dir);
         fclose(f);
         ok = OSSL_LIB_CTX_load_config(env->libctx, conf);
         if (!ok) {
@@ -423,13 +442,12 @@ int cpt_env_init(cpt_env *env, const cpt_opts *o)
         unlink(conf);
     } else {
         if (!is_default) {
-            if (!OSSL_PROVIDER_set_default_search_path(env->libctx,
-                                                       env->module_dir))
+            if (!OSSL_PROVIDER_set_default_search_path(env->libctx, env->module_dir))
                 return env_fail("OSSL_PROVIDER_set_default_search_path failed\n");
             env->prov = OSSL_PROVIDER_load(env->libctx, env->name);
             if (env->prov == NULL)
-                return env_fail("OSSL_PROVIDER_load(%s) from %s failed:\n",
-                                env->name, env->module_dir);
+                return env_fail("OSSL_PROVIDER_load(%s) from %s failed:\n", env->name,
+                    env->module_dir);
         }
         env->prov_dflt = OSSL_PROVIDER_load(env->libctx, "default");
         if (env->prov_dflt == NULL)
@@ -484,8 +502,8 @@ EVP_CIPHER *cpt_fetch_cipher(const cpt_env *env, int ref, const char *alg)
         return NULL;
     }
     if (strcmp(cpt_cipher_provider_name(c), want) != 0) {
-        fprintf(stdout, "%s fetched with '%s' came from provider '%s'\n", alg,
-                propq, cpt_cipher_provider_name(c));
+        fprintf(stdout, "%s fetched with '%s' came from provider '%s'\n", alg, propq,
+            cpt_cipher_provider_name(c));
         EVP_CIPHER_free(c);
         return NULL;
     }
@@ -521,7 +539,10 @@ void cpt_rng_seed(cpt_rng *r, uint64_t seed, uint64_t stream)
         r->s[i] = splitmix64(&x);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 uint64_t cpt_rng_u64(cpt_rng *r)
 {
@@ -558,7 +579,10 @@ uint64_t cpt_rng_range(cpt_rng *r, uint64_t lo, uint64_t hi)
     return lo + cpt_rng_below(r, hi - lo + 1);
 }
 
-int cpt_rng_pct(cpt_rng *r, unsigned pct) { return cpt_rng_below(r, 100) < pct; }
+int cpt_rng_pct(cpt_rng *r, unsigned pct)
+{
+    return cpt_rng_below(r, 100) < pct;
+}
 
 void cpt_rng_fill(cpt_rng *r, void *buf, size_t len)
 {
@@ -594,8 +618,7 @@ char *cpt_hex_encode(const unsigned char *buf, size_t len, char *out)
     return out;
 }
 
-void cpt_hex_dump(FILE *f, const char *label, const unsigned char *buf,
-                  size_t len, size_t max)
+void cpt_hex_dump(FILE *f, const char *label, const unsigned char *buf, size_t len, size_t max)
 {
     size_t n = (max > 0 && len > max) ? max : len;
 
@@ -787,8 +810,7 @@ const char *cpt_record_get(const cpt_record *r, const char *name)
     return NULL;
 }
 
-int cpt_record_get_hex(const cpt_record *r, const char *name,
-                       unsigned char **out, size_t *len)
+int cpt_record_get_hex(const cpt_record *r, const char *name, unsigned char **out, size_t *len)
 {
     const char *v = cpt_record_get(r, name);
 
@@ -866,8 +888,8 @@ char *cpt_stats_json(const char *stats_dir, pid_t pid, size_t *len)
         errno = ENOENT;
         return NULL;
     }
-    snprintf(cmd, sizeof(cmd), "'%s' -dir '%s' -keep-dead -json -pid %ld 2>/dev/null",
-             cptstat_path, stats_dir, (long)pid);
+    snprintf(cmd, sizeof(cmd), "'%s' -dir '%s' -keep-dead -json -pid %ld 2>/dev/null", cptstat_path,
+        stats_dir, (long)pid);
     if ((f = popen(cmd, "r")) == NULL)
         return NULL;
     buf = read_stream(f, len);
@@ -919,8 +941,8 @@ long long cpt_stats_device_counter(const char *doc, const char *name)
     return strtoll(p + strlen(key), NULL, 10);
 }
 
-int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
-                   const char *alg, cpt_alg_stats *st, char *why, size_t whylen)
+int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid, const char *alg,
+    cpt_alg_stats *st, char *why, size_t whylen)
 {
     char path[4200], pat[96];
     size_t len;
@@ -936,8 +958,7 @@ int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
         return 0;
     }
     if (!json_number(buf, buf + len, "pid", &fpid) || fpid != (long long)pid) {
-        snprintf(why, whylen, "%s: \"pid\" is %lld, expected %ld", path, fpid,
-                 (long)pid);
+        snprintf(why, whylen, "%s: \"pid\" is %lld, expected %ld", path, fpid, (long)pid);
         free(buf);
         return 0;
     }
@@ -975,8 +996,8 @@ int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
     return 1;
 }
 
-int cpt_stats_check(const char *stats_dir, const char *prefix, pid_t pid,
-                    const char *const *algs, int timeout_ms, int verbose)
+int cpt_stats_check(const char *stats_dir, const char *prefix, pid_t pid, const char *const *algs,
+    int timeout_ms, int verbose)
 {
     double deadline = cpt_now() + timeout_ms / 1000.0;
     char why[512];
@@ -992,9 +1013,8 @@ int cpt_stats_check(const char *stats_dir, const char *prefix, pid_t pid,
         for (int i = 0; i < nalg; i++) {
             cpt_alg_stats st;
 
-            if (!cpt_stats_read(stats_dir, prefix, pid, algs[i], &st, why,
-                                sizeof(why))
-                || !st.found || st.ops <= 0 || st.bytes <= 0)
+            if (!cpt_stats_read(stats_dir, prefix, pid, algs[i], &st, why, sizeof(why)) || !st.found
+                || st.ops <= 0 || st.bytes <= 0)
                 all_ok = 0;
             else
                 good++;
@@ -1005,8 +1025,7 @@ int cpt_stats_check(const char *stats_dir, const char *prefix, pid_t pid,
     }
     for (int i = 0; i < nalg; i++) {
         cpt_alg_stats st;
-        int ok = cpt_stats_read(stats_dir, prefix, pid, algs[i], &st, why,
-                                sizeof(why));
+        int ok = cpt_stats_read(stats_dir, prefix, pid, algs[i], &st, why, sizeof(why));
 
         if (!ok) {
             cpt_check(0, "stats file for pid %ld: %s", (long)pid, why);
@@ -1015,13 +1034,11 @@ int cpt_stats_check(const char *stats_dir, const char *prefix, pid_t pid,
         if (verbose || !st.found || st.ops <= 0 || st.bytes <= 0)
             printf("    stats %s: found=%d ops=%lld bytes=%lld device=%lld "
                    "software=%lld errors=%lld\n",
-                   algs[i], st.found, st.ops, st.bytes, st.device, st.software,
-                   st.errors);
+                algs[i], st.found, st.ops, st.bytes, st.device, st.software, st.errors);
         cpt_check(st.found && st.ops > 0 && st.bytes > 0,
-                  "stats %s/%s-%ld.stats: %s counters not > 0 (found=%d ops=%lld "
-                  "bytes=%lld)",
-                  stats_dir, prefix, (long)pid, algs[i], st.found, st.ops,
-                  st.bytes);
+            "stats %s/%s-%ld.stats: %s counters not > 0 (found=%d ops=%lld "
+            "bytes=%lld)",
+            stats_dir, prefix, (long)pid, algs[i], st.found, st.ops, st.bytes);
     }
     return all_ok;
 }
@@ -1047,15 +1064,15 @@ typedef struct {
     ASYNC_WAIT_CTX *wctx;
     size_t task;
     int ret;
-    int busy;      /* task started and not finished */
-    int resume;    /* to be resumed in this round */
+    int busy; /* task started and not finished */
+    int resume; /* to be resumed in this round */
     size_t fd_off; /* index of first pollfd in this round */
-    size_t nfds;   /* fds in this round */
+    size_t nfds; /* fds in this round */
 } job_slot;
 
 /* Handles the return code of ASYNC_start_job for slot s. */
-static void job_after(cpt_jobs *j, job_slot *s, int rc, size_t *inflight,
-                      double *last_progress, cpt_rng *rng)
+static void job_after(cpt_jobs *j, job_slot *s, int rc, size_t *inflight, double *last_progress,
+    cpt_rng *rng)
 {
     switch (rc) {
     case ASYNC_PAUSE:
@@ -1234,8 +1251,7 @@ int cpt_jobs_run(cpt_jobs *j)
         }
         (void)any_resume;
 
-        if (inflight > 0 && j->timeout_s > 0
-            && cpt_now() - last_progress > j->timeout_s) {
+        if (inflight > 0 && j->timeout_s > 0 && cpt_now() - last_progress > j->timeout_s) {
             j->timed_out = 1;
             ok = 0;
             /* Paused jobs cannot be abandoned safely: leak them. */
@@ -1308,8 +1324,8 @@ int cpt_parse_harness_args(cpt_opts *o, int argc, char **argv, uint64_t *iters, 
     return 0;
 }
 
-void cpt_jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed,
-                    int *results, unsigned char *paused)
+void cpt_jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed, int *results,
+    unsigned char *paused)
 {
     memset(j, 0, sizeof(*j));
     j->fn = fn;
@@ -1343,11 +1359,11 @@ void cpt_stats_check_paths(const cpt_env *env, const cpt_opts *o, const char *al
     /* the counters are live in the statistics area */
     for (double end = cpt_now() + 3.5; !ok && cpt_now() < end; usleep(100000))
         ok = cpt_stats_read(env->stats_dir, env->name, getpid(), alg, &st, why, sizeof(why))
-             && st.found && st.ops > 0 && st.bytes > 0 && st.device > 0
-             && (cpu_path ? st.software > 0 : fallbacks || st.software == 0)
-             && st.ops >= st.device + st.software;
-    CPT_CHECK(ok, "%s counters: ops %lld, bytes %lld, device %lld, software %lld%s%s", alg,
-              st.ops, st.bytes, st.device, st.software, why[0] ? ": " : "", why);
+            && st.found && st.ops > 0 && st.bytes > 0 && st.device > 0
+            && (cpu_path ? st.software > 0 : fallbacks || st.software == 0)
+            && st.ops >= st.device + st.software;
+    CPT_CHECK(ok, "%s counters: ops %lld, bytes %lld, device %lld, software %lld%s%s", alg, st.ops,
+        st.bytes, st.device, st.software, why[0] ? ": " : "", why);
 }
 
 int cpt_open_fds(int show)

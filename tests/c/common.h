@@ -41,17 +41,17 @@
 /* ------------------------------------------------------------------ */
 
 typedef struct cpt_opts {
-    const char *provider;      /* provider under test, default "cptprov" */
+    const char *provider; /* provider under test, default "cptprov" */
     const char *provider_path; /* module directory, default "build" */
-    const char *stats_dir;     /* NULL: load without a config file */
-    int no_stats;              /* skip the stats file check */
-    uint64_t seed;             /* PRNG seed (time based unless --seed) */
+    const char *stats_dir; /* NULL: load without a config file */
+    int no_stats; /* skip the stats file check */
+    uint64_t seed; /* PRNG seed (time based unless --seed) */
     int seed_given;
     int verbose;
-    int strict_errors;         /* missing error-queue entries are failures
+    int strict_errors; /* missing error-queue entries are failures
                                 * even where the default provider leaves none */
-    const char *only;          /* comma separated sub-test names, or NULL */
-    const char *skip;          /* comma separated sub-test names, or NULL */
+    const char *only; /* comma separated sub-test names, or NULL */
+    const char *skip; /* comma separated sub-test names, or NULL */
 } cpt_opts;
 
 /* Sets defaults (seed from time and pid). */
@@ -87,15 +87,15 @@ int cpt_parse_u64(const char *s, uint64_t *out);
 /* ------------------------------------------------------------------ */
 
 typedef struct cpt_env {
-    OSSL_LIB_CTX *libctx;     /* provider under test (+ default) */
-    OSSL_PROVIDER *prov;      /* set when loaded via OSSL_PROVIDER_load */
+    OSSL_LIB_CTX *libctx; /* provider under test (+ default) */
+    OSSL_PROVIDER *prov; /* set when loaded via OSSL_PROVIDER_load */
     OSSL_PROVIDER *prov_dflt; /* default provider in libctx (path mode) */
     OSSL_LIB_CTX *ref_libctx; /* reference: only the default provider */
     OSSL_PROVIDER *ref_prov;
-    char name[64];            /* provider under test */
-    char propq[96];           /* "provider=<name>" */
-    char module_dir[4096];    /* absolute module directory */
-    char stats_dir[4096];     /* absolute stats dir, "" if none */
+    char name[64]; /* provider under test */
+    char propq[96]; /* "provider=<name>" */
+    char module_dir[4096]; /* absolute module directory */
+    char stats_dir[4096]; /* absolute stats dir, "" if none */
 } cpt_env;
 
 /* Loads the provider under test and the reference.  Returns 1 on success. */
@@ -142,8 +142,7 @@ uint64_t cpt_mix64(uint64_t a, uint64_t b);
 /* Writes lowercase hex of buf into out (2*len+1 bytes); returns out. */
 char *cpt_hex_encode(const unsigned char *buf, size_t len, char *out);
 /* Prints "label: hex" (truncated to max bytes if max > 0) to f. */
-void cpt_hex_dump(FILE *f, const char *label, const unsigned char *buf,
-                  size_t len, size_t max);
+void cpt_hex_dump(FILE *f, const char *label, const unsigned char *buf, size_t len, size_t max);
 /*
  * Decodes hex (whitespace ignored, case insensitive).  *out is malloc'ed
  * (never NULL on success, even for empty input).  Returns 1 on success.
@@ -180,8 +179,7 @@ const char *cpt_record_get(const cpt_record *r, const char *name);
  * Decodes the hex field `name`.  Returns 1 ok, 0 absent (then *out is a
  * malloc'ed empty buffer and *len 0), -1 malformed.
  */
-int cpt_record_get_hex(const cpt_record *r, const char *name,
-                       unsigned char **out, size_t *len);
+int cpt_record_get_hex(const cpt_record *r, const char *name, unsigned char **out, size_t *len);
 
 /* Locates a file relative to the cwd or to the directory of argv0/..   */
 /* (so "tests/vectors/x" works from the repo root and from build/).     */
@@ -208,8 +206,8 @@ char *cpt_stats_json(const char *stats_dir, pid_t pid, size_t *len);
 /* A counter of the "device" object of such a document (the driver's and
  * the device's counters), -1 if absent. */
 long long cpt_stats_device_counter(const char *doc, const char *name);
-int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid,
-                   const char *alg, cpt_alg_stats *st, char *why, size_t whylen);
+int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid, const char *alg,
+    cpt_alg_stats *st, char *why, size_t whylen);
 /*
  * For an algorithm with a CPU path: checks (one count) that the provider's
  * stats file for this process shows it did work on the device and, unless
@@ -223,8 +221,8 @@ void cpt_stats_check_paths(const cpt_env *env, const cpt_opts *o, const char *al
  * bytes > 0 for every algorithm in algs (NULL terminated).  Counts one
  * pass/failure per algorithm.  Returns 1 when all good.
  */
-int cpt_stats_check(const char *stats_dir, const char *prefix, pid_t pid,
-                    const char *const *algs, int timeout_ms, int verbose);
+int cpt_stats_check(const char *stats_dir, const char *prefix, pid_t pid, const char *const *algs,
+    int timeout_ms, int verbose);
 
 /* ------------------------------------------------------------------ */
 /* ASYNC job runner                                                    */
@@ -249,23 +247,23 @@ typedef struct cpt_jobs {
     void **args;
     size_t ntasks;
     size_t max_inflight;
-    unsigned spurious_pct;   /* 0..100 */
-    unsigned new_wctx_pct;   /* chance of a fresh ASYNC_WAIT_CTX per task
+    unsigned spurious_pct; /* 0..100 */
+    unsigned new_wctx_pct; /* chance of a fresh ASYNC_WAIT_CTX per task
                               * (otherwise a slot's context is reused) */
     uint64_t seed;
-    int timeout_s;           /* give up after this long without progress */
+    int timeout_s; /* give up after this long without progress */
     /* outputs */
-    int *results;            /* ntasks entries, allocated by the caller */
-    unsigned char *paused;   /* ntasks entries: job paused at least once */
-    size_t tasks_paused;     /* tasks that paused at least once */
-    size_t pauses;           /* ASYNC_PAUSE returns in total */
-    size_t fd_waits;         /* resumes after a readable fd */
-    size_t nofd_resumes;     /* resumes of paused jobs that had no fd */
+    int *results; /* ntasks entries, allocated by the caller */
+    unsigned char *paused; /* ntasks entries: job paused at least once */
+    size_t tasks_paused; /* tasks that paused at least once */
+    size_t pauses; /* ASYNC_PAUSE returns in total */
+    size_t fd_waits; /* resumes after a readable fd */
+    size_t nofd_resumes; /* resumes of paused jobs that had no fd */
     size_t spurious_resumes; /* resumes before the fd was readable */
-    size_t max_fds;          /* most fds seen in one wait context */
-    size_t async_errors;     /* ASYNC_ERR returns */
-    size_t no_jobs;          /* ASYNC_NO_JOBS returns (retried) */
-    int timed_out;           /* jobs abandoned (leaked) after timeout */
+    size_t max_fds; /* most fds seen in one wait context */
+    size_t async_errors; /* ASYNC_ERR returns */
+    size_t no_jobs; /* ASYNC_NO_JOBS returns (retried) */
+    int timed_out; /* jobs abandoned (leaked) after timeout */
 } cpt_jobs;
 
 /* Returns 1 when every task ran to completion (whatever fn returned). */
@@ -275,8 +273,8 @@ int cpt_jobs_run(cpt_jobs *j);
  * at once, 20% spurious resumes, 30% fresh wait contexts, 60 s): fills j
  * (its outputs are read after) and counts a check that the jobs ran.
  */
-void cpt_jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed,
-                    int *results, unsigned char *paused);
+void cpt_jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed, int *results,
+    unsigned char *paused);
 
 /* ------------------------------------------------------------------ */
 /* Accounting                                                          */

@@ -103,8 +103,9 @@ static void digest_in(OSSL_LIB_CTX *lc, const char *what)
     int ok;
 
     cpt_rng_fill(&g_r, msg, len);
-    ok = m != NULL && r != NULL && EVP_Digest(msg, len, md, &n, m, NULL) && EVP_Digest(msg, len, ref, &rn, r, NULL)
-        && n == 32 && rn == 32 && memcmp(md, ref, 32) == 0;
+    ok = m != NULL && r != NULL && EVP_Digest(msg, len, md, &n, m, NULL)
+        && EVP_Digest(msg, len, ref, &rn, r, NULL) && n == 32 && rn == 32
+        && memcmp(md, ref, 32) == 0;
     if (!CPT_CHECK(ok, "%s: SHA2-256 of %zu bytes as the default provider computes it", what, len))
         ERR_print_errors_fp(stdout);
     EVP_MD_free(m);
@@ -117,7 +118,8 @@ static long long device_ops(void)
     cpt_alg_stats st;
     char why[256];
 
-    if (!cpt_stats_read(g_env.stats_dir, g_env.name, getpid(), "SHA2-256", &st, why, sizeof(why)) || !st.found)
+    if (!cpt_stats_read(g_env.stats_dir, g_env.name, getpid(), "SHA2-256", &st, why, sizeof(why))
+        || !st.found)
         return -1;
     return st.device;
 }
@@ -129,7 +131,8 @@ static void check_device_ops(long long want)
 
     for (double end = cpt_now() + 3.5; (got = device_ops()) < want && cpt_now() < end;)
         usleep(100000);
-    CPT_CHECK(got >= want, "SHA2-256 on the device: %lld operations counted, %lld expected at least", got, want);
+    CPT_CHECK(got >= want,
+        "SHA2-256 on the device: %lld operations counted, %lld expected at least", got, want);
 }
 
 static const struct {
@@ -164,7 +167,8 @@ int main(int argc, char **argv)
     printf("ctxconfig_test: seed %llu, stats %s\n", (unsigned long long)g_o.seed, g_env.stats_dir);
     /* The CPU path's thresholds are per context: the second one's differs. */
     second = context(keys, "cpu_threshold = 100\n", &prov);
-    if (!CPT_CHECK(second != NULL && prov != NULL, "a second context with the same device configuration "
+    if (!CPT_CHECK(second != NULL && prov != NULL,
+            "a second context with the same device configuration "
             "activates cptprov")) {
         ERR_print_errors_fp(stdout);
         return cpt_finish();
@@ -180,11 +184,13 @@ int main(int argc, char **argv)
         char *err, value[64], first[64];
 
         snprintf(value, sizeof(value), "\"%s\"", g_refused[i].value);
-        snprintf(first, sizeof(first), "\"%s\"", g_refused[i].first != NULL ? g_refused[i].first : "");
-        other = context(g_refused[i].lines != NULL ? keys : "", g_refused[i].lines != NULL ? g_refused[i].lines : "", &p);
+        snprintf(first, sizeof(first), "\"%s\"",
+            g_refused[i].first != NULL ? g_refused[i].first : "");
+        other = context(g_refused[i].lines != NULL ? keys : "",
+            g_refused[i].lines != NULL ? g_refused[i].lines : "", &p);
         err = errors();
-        CPT_CHECK(other != NULL && p == NULL, "%s: a context with %s = %s is refused", g_refused[i].name,
-            g_refused[i].key, g_refused[i].value);
+        CPT_CHECK(other != NULL && p == NULL, "%s: a context with %s = %s is refused",
+            g_refused[i].name, g_refused[i].key, g_refused[i].value);
         CPT_CHECK(err != NULL && strstr(err, g_refused[i].key) != NULL && strstr(err, value) != NULL
                 && (g_refused[i].first == NULL || strstr(err, first) != NULL)
                 && strstr(err, "one per process") != NULL,

@@ -37,7 +37,8 @@
 
 enum { K_SHA, K_GCM, K_HMAC, K_RSA, K_RSA_PKCS1, K_RSA_OAEP, K_RSA_TLS, K_ECDH, K_X25519, NKINDS };
 static const char *const kind_name[NKINDS] = { "SHA-256", "AES-256-GCM", "HMAC-SHA256", "RSA-2048",
-    "RSA-2048-decrypt-PKCS1", "RSA-2048-decrypt-OAEP", "RSA-2048-decrypt-TLS", "ECDH-P256", "X25519" };
+    "RSA-2048-decrypt-PKCS1", "RSA-2048-decrypt-OAEP", "RSA-2048-decrypt-TLS", "ECDH-P256",
+    "X25519" };
 
 #define BIG 40960 /* above every CPU-path threshold: the device's business */
 #define OUTSZ (BIG + 64)
@@ -79,10 +80,11 @@ static size_t op_hmac(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
 {
     EVP_MAC *m = EVP_MAC_fetch(lc, "HMAC", pq);
     EVP_MAC_CTX *mc = m != NULL ? EVP_MAC_CTX_new(m) : NULL;
-    OSSL_PARAM p[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA2-256", 0), OSSL_PARAM_END };
+    OSSL_PARAM p[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA2-256", 0),
+        OSSL_PARAM_END };
     size_t l = 0;
-    int ok = mc != NULL && EVP_MAC_init(mc, g_key, sizeof(g_key), p) && EVP_MAC_update(mc, g_data, 3000)
-        && EVP_MAC_final(mc, out, &l, OUTSZ);
+    int ok = mc != NULL && EVP_MAC_init(mc, g_key, sizeof(g_key), p)
+        && EVP_MAC_update(mc, g_data, 3000) && EVP_MAC_final(mc, out, &l, OUTSZ);
 
     EVP_MAC_CTX_free(mc);
     EVP_MAC_free(m);
@@ -93,22 +95,27 @@ static size_t op_sign(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
 {
     EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(lc, g_rsa, pq);
     size_t l = OUTSZ;
-    int ok = pc != NULL && EVP_PKEY_sign_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_PADDING) > 0
-        && EVP_PKEY_CTX_set_signature_md(pc, EVP_sha256()) > 0 && EVP_PKEY_sign(pc, out, &l, g_data, 32) > 0;
+    int ok = pc != NULL && EVP_PKEY_sign_init(pc) > 0
+        && EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_PADDING) > 0
+        && EVP_PKEY_CTX_set_signature_md(pc, EVP_sha256()) > 0
+        && EVP_PKEY_sign(pc, out, &l, g_data, 32) > 0;
 
     EVP_PKEY_CTX_free(pc);
     return ok ? l : 0;
 }
 
-static const int dec_pad[3] = { RSA_PKCS1_PADDING, RSA_PKCS1_OAEP_PADDING, RSA_PKCS1_WITH_TLS_PADDING };
+static const int dec_pad[3] = { RSA_PKCS1_PADDING, RSA_PKCS1_OAEP_PADDING,
+    RSA_PKCS1_WITH_TLS_PADDING };
 
 static size_t rsa_decrypt(OSSL_LIB_CTX *lc, const char *pq, int i, unsigned char *out)
 {
     EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(lc, g_rsa, pq);
     unsigned int ver = 0x0303;
-    OSSL_PARAM p[] = { OSSL_PARAM_construct_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION, &ver), OSSL_PARAM_END };
+    OSSL_PARAM p[] = { OSSL_PARAM_construct_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION, &ver),
+        OSSL_PARAM_END };
     size_t l = OUTSZ;
-    int ok = pc != NULL && EVP_PKEY_decrypt_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, dec_pad[i]) > 0
+    int ok = pc != NULL && EVP_PKEY_decrypt_init(pc) > 0
+        && EVP_PKEY_CTX_set_rsa_padding(pc, dec_pad[i]) > 0
         && (dec_pad[i] != RSA_PKCS1_WITH_TLS_PADDING || EVP_PKEY_CTX_set_params(pc, p) > 0)
         && EVP_PKEY_decrypt(pc, out, &l, g_ct[i], sizeof(g_ct[i])) > 0;
 
@@ -143,7 +150,8 @@ static int make_ciphertexts(void)
         size_t l = sizeof(g_ct[i]);
 
         ok = pc != NULL && EVP_PKEY_encrypt_init(pc) > 0
-            && EVP_PKEY_CTX_set_rsa_padding(pc, i == 1 ? RSA_PKCS1_OAEP_PADDING : RSA_PKCS1_PADDING) > 0
+            && EVP_PKEY_CTX_set_rsa_padding(pc, i == 1 ? RSA_PKCS1_OAEP_PADDING : RSA_PKCS1_PADDING)
+                > 0
             && EVP_PKEY_encrypt(pc, g_ct[i], &l, g_data, 48) > 0 && l == sizeof(g_ct[i]);
         EVP_PKEY_CTX_free(pc);
     }
@@ -171,8 +179,8 @@ static size_t op_x25519(OSSL_LIB_CTX *lc, const char *pq, unsigned char *out)
     return derive(lc, pq, g_x, out);
 }
 
-static size_t (*const op_fn[NKINDS])(OSSL_LIB_CTX *, const char *, unsigned char *) = { op_digest, op_gcm,
-    op_hmac, op_sign, op_dec_pkcs1, op_dec_oaep, op_dec_tls, op_ecdh, op_x25519 };
+static size_t (*const op_fn[NKINDS])(OSSL_LIB_CTX *, const char *, unsigned char *) = { op_digest,
+    op_gcm, op_hmac, op_sign, op_dec_pkcs1, op_dec_oaep, op_dec_tls, op_ecdh, op_x25519 };
 
 /* What one operation came to. */
 enum { R_GOOD, R_WRONG, R_CLEAN_FAIL, R_SILENT_FAIL };
@@ -192,7 +200,8 @@ static int run_task(void *arg)
     if (n == 0)
         t->outcome = ERR_peek_error() != 0 ? R_CLEAN_FAIL : R_SILENT_FAIL;
     else
-        t->outcome = n == g_want_len[t->kind] && memcmp(t->out, g_want[t->kind], n) == 0 ? R_GOOD : R_WRONG;
+        t->outcome =
+            n == g_want_len[t->kind] && memcmp(t->out, g_want[t->kind], n) == 0 ? R_GOOD : R_WRONG;
     ERR_clear_error();
     return 1;
 }
@@ -204,9 +213,11 @@ static EVP_PKEY *keygen(const char *type, const char *group)
     OSSL_PARAM p[2] = { OSSL_PARAM_END, OSSL_PARAM_END };
     size_t bits = 2048;
 
-    p[0] = group != NULL ? OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)group, 0)
-                         : OSSL_PARAM_construct_size_t(OSSL_PKEY_PARAM_RSA_BITS, &bits);
-    if (c == NULL || EVP_PKEY_keygen_init(c) <= 0 || (strcmp(type, "X25519") != 0 && !EVP_PKEY_CTX_set_params(c, p))
+    p[0] = group != NULL
+        ? OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)group, 0)
+        : OSSL_PARAM_construct_size_t(OSSL_PKEY_PARAM_RSA_BITS, &bits);
+    if (c == NULL || EVP_PKEY_keygen_init(c) <= 0
+        || (strcmp(type, "X25519") != 0 && !EVP_PKEY_CTX_set_params(c, p))
         || EVP_PKEY_generate(c, &k) <= 0)
         k = NULL;
     EVP_PKEY_CTX_free(c);
@@ -215,8 +226,8 @@ static EVP_PKEY *keygen(const char *type, const char *group)
 
 /* One round: the first half of the tasks synchronously, the second half in
  * ASYNC jobs. Returns 1 when no job hung. */
-static int round_of(struct task *tasks, void **args, uint64_t n, int *results, unsigned char *paused,
-    uint64_t seed, cpt_jobs *j)
+static int round_of(struct task *tasks, void **args, uint64_t n, int *results,
+    unsigned char *paused, uint64_t seed, cpt_jobs *j)
 {
     for (uint64_t i = 0; i < n / 2; i++)
         run_task(&tasks[i]);
@@ -280,12 +291,16 @@ static void soak(struct task *tasks, void **args, uint64_t n, int *results, unsi
             fds_max = f > fds_max ? f : fds_max;
         }
     }
-    CPT_CHECK(bad == 0 && hung == 0, "soak: %lu rounds, %lu bad operations, %lu hung rounds", rounds, bad, hung);
-    CPT_CHECK(rss_max - rss_warm <= limit_kib, "soak: resident set after warm-up %ld KiB, at most %ld KiB (limit +%ld)",
-        rss_warm, rss_max, limit_kib);
+    CPT_CHECK(bad == 0 && hung == 0, "soak: %lu rounds, %lu bad operations, %lu hung rounds",
+        rounds, bad, hung);
+    CPT_CHECK(rss_max - rss_warm <= limit_kib,
+        "soak: resident set after warm-up %ld KiB, at most %ld KiB (limit +%ld)", rss_warm, rss_max,
+        limit_kib);
     /* One more: the statistics writer may have its file open. */
-    CPT_CHECK(fds_max <= fds0 + 1, "soak: open fds between rounds at most %d (%d before)", fds_max, fds0);
-    printf("soak: %.0f s, %lu operations, RSS %ld KiB at start, %ld after warm-up, %ld at most; fds %d, at most %d\n",
+    CPT_CHECK(fds_max <= fds0 + 1, "soak: open fds between rounds at most %d (%d before)", fds_max,
+        fds0);
+    printf("soak: %.0f s, %lu operations, RSS %ld KiB at start, %ld after warm-up, %ld at most; "
+           "fds %d, at most %d\n",
         seconds, rounds * (unsigned long)n, rss0, rss_warm, rss_max, fds0, fds_max);
 }
 
@@ -320,7 +335,8 @@ int main(int argc, char **argv)
             ok = 0;
     }
     if (!ok || expect == NULL || (strcmp(expect, "ok") != 0 && strcmp(expect, "clean") != 0)) {
-        fprintf(stderr, "usage: %s [common options] --expect ok|clean [--ops N] [--soak SECONDS]\n", argv[0]);
+        fprintf(stderr, "usage: %s [common options] --expect ok|clean [--ops N] [--soak SECONDS]\n",
+            argv[0]);
         cpt_opts_usage(stderr);
         return 2;
     }
@@ -358,25 +374,29 @@ int main(int argc, char **argv)
         tasks[i].kind = (int)(i % NKINDS);
         args[i] = &tasks[i];
     }
-    CPT_CHECK(round_of(tasks, args, nops, results, paused, o.seed, &j), "the ASYNC jobs ran to completion (none hung)");
+    CPT_CHECK(round_of(tasks, args, nops, results, paused, o.seed, &j),
+        "the ASYNC jobs ran to completion (none hung)");
     for (uint64_t i = 0; i < nops; i++) {
         struct task *t = &tasks[i];
 
         count[i >= nops / 2][t->outcome]++;
-        if (t->outcome == R_WRONG || t->outcome == R_SILENT_FAIL || (t->outcome != R_GOOD && expect[0] == 'o'))
+        if (t->outcome == R_WRONG || t->outcome == R_SILENT_FAIL
+            || (t->outcome != R_GOOD && expect[0] == 'o'))
             cpt_fail_line("%s %s: %s", i >= nops / 2 ? "async" : "sync", kind_name[t->kind],
-                t->outcome == R_WRONG ? "wrong output" : t->outcome == R_SILENT_FAIL
-                    ? "failed without an error on the queue" : "failed");
+                t->outcome == R_WRONG             ? "wrong output"
+                    : t->outcome == R_SILENT_FAIL ? "failed without an error on the queue"
+                                                  : "failed");
     }
     for (int a = 0; a < 2; a++) {
         const char *mode = a ? "async" : "sync";
 
         CPT_CHECK(count[a][R_WRONG] == 0, "%s: no wrong output (%zu)", mode, count[a][R_WRONG]);
-        CPT_CHECK(count[a][R_SILENT_FAIL] == 0, "%s: every failure raised an error (%zu did not)", mode,
-            count[a][R_SILENT_FAIL]);
+        CPT_CHECK(count[a][R_SILENT_FAIL] == 0, "%s: every failure raised an error (%zu did not)",
+            mode, count[a][R_SILENT_FAIL]);
         if (expect[0] == 'o')
-            CPT_CHECK(count[a][R_CLEAN_FAIL] == 0, "%s: with the fallback, no operation fails (%zu did)",
-                mode, count[a][R_CLEAN_FAIL]);
+            CPT_CHECK(count[a][R_CLEAN_FAIL] == 0,
+                "%s: with the fallback, no operation fails (%zu did)", mode,
+                count[a][R_CLEAN_FAIL]);
     }
     if (expect[0] == 'c')
         CPT_CHECK(count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL] > 0,
@@ -400,9 +420,11 @@ int main(int argc, char **argv)
         if (cpt_stats_device_counter(doc, "faults") < 0) {
             /* No device process at all (absent, no fallback): nothing to count. */
             CPT_CHECK(expect[0] == 'c', "the statistics area exists");
-            printf("summary: plan \"%s\", fallback off: no device; operations %llu, wrong %zu, failed cleanly "
-                   "%zu, hangs %d, fd leaks %d\n", getenv("CPTPROV_FAULTS") ? getenv("CPTPROV_FAULTS") : "",
-                (unsigned long long)nops, count[0][R_WRONG] + count[1][R_WRONG],
+            printf("summary: plan \"%s\", fallback off: no device; operations %llu, wrong %zu, "
+                   "failed cleanly "
+                   "%zu, hangs %d, fd leaks %d\n",
+                getenv("CPTPROV_FAULTS") ? getenv("CPTPROV_FAULTS") : "", (unsigned long long)nops,
+                count[0][R_WRONG] + count[1][R_WRONG],
                 count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL], j.timed_out, leaked);
             free(doc);
             goto done;
@@ -416,26 +438,38 @@ int main(int argc, char **argv)
         /* A wrong CRT result is caught and recomputed: with CRT faults it
          * is the check, not luck, that kept every output right. */
         if (plan != NULL && strstr(plan, "crt") != NULL)
-            CPT_CHECK(rejected > 0 && recomputed == rejected, "CRT faults caught by the result check: %lld "
-                "rejected, %lld recomputed", rejected, recomputed);
+            CPT_CHECK(rejected > 0 && recomputed == rejected,
+                "CRT faults caught by the result check: %lld "
+                "rejected, %lld recomputed",
+                rejected, recomputed);
         else
-            CPT_CHECK(rejected == 0, "no private-key result rejected without CRT faults (%lld)", rejected);
-        CPT_CHECK(faults > 0 || getenv("CPTPROV_FAULTS") == NULL || strcmp(getenv("CPTPROV_FAULTS"), "absent") == 0,
+            CPT_CHECK(rejected == 0, "no private-key result rejected without CRT faults (%lld)",
+                rejected);
+        CPT_CHECK(faults > 0 || getenv("CPTPROV_FAULTS") == NULL
+                || strcmp(getenv("CPTPROV_FAULTS"), "absent") == 0,
             "the statistics show the injected faults (%lld)", faults);
         if (expect[0] == 'o')
-            CPT_CHECK(failures <= retries + fallbacks, "every device failure was retried or computed in "
-                "software (failures %lld, retries %lld, fallbacks %lld)", failures, retries, fallbacks);
+            CPT_CHECK(failures <= retries + fallbacks,
+                "every device failure was retried or computed in "
+                "software (failures %lld, retries %lld, fallbacks %lld)",
+                failures, retries, fallbacks);
         else
             CPT_CHECK(fallbacks == 0, "no fallback with the fallback off (%lld)", fallbacks);
-        printf("summary: plan \"%s\", fallback %s: faults injected %lld, operations %llu (sync %llu, async "
-               "%llu), wrong %zu, failed cleanly %zu, hangs %d, fd leaks %d; device failures %lld, retries "
-               "%lld, fallbacks %lld, timeouts %lld, resets %lld, private-key results rejected %lld (recomputed %lld)\n",
-            plan != NULL ? plan : "", getenv("CPTPROV_FALLBACK") ? getenv("CPTPROV_FALLBACK") : "on", faults,
-            (unsigned long long)nops, (unsigned long long)(nops / 2), (unsigned long long)(nops - nops / 2),
-            count[0][R_WRONG] + count[1][R_WRONG], count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL],
-            j.timed_out, leaked, failures, retries, fallbacks,
-            cpt_stats_device_counter(doc, "timeouts") + cpt_stats_device_counter(doc, "ae_timeouts"), cpt_stats_device_counter(doc, "resets"),
-            rejected, recomputed);
+        printf("summary: plan \"%s\", fallback %s: faults injected %lld, operations %llu (sync "
+               "%llu, async "
+               "%llu), wrong %zu, failed cleanly %zu, hangs %d, fd leaks %d; device failures %lld, "
+               "retries "
+               "%lld, fallbacks %lld, timeouts %lld, resets %lld, private-key results rejected "
+               "%lld (recomputed %lld)\n",
+            plan != NULL ? plan : "",
+            getenv("CPTPROV_FALLBACK") ? getenv("CPTPROV_FALLBACK") : "on", faults,
+            (unsigned long long)nops, (unsigned long long)(nops / 2),
+            (unsigned long long)(nops - nops / 2), count[0][R_WRONG] + count[1][R_WRONG],
+            count[0][R_CLEAN_FAIL] + count[1][R_CLEAN_FAIL], j.timed_out, leaked, failures, retries,
+            fallbacks,
+            cpt_stats_device_counter(doc, "timeouts")
+                + cpt_stats_device_counter(doc, "ae_timeouts"),
+            cpt_stats_device_counter(doc, "resets"), rejected, recomputed);
         free(doc);
     }
 done:

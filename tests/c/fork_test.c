@@ -53,17 +53,16 @@
 #define TAGLEN 16
 #define IVLEN 12
 
-static const char *const alg_names[NALG] = { "AES-128-GCM", "AES-192-GCM",
-                                             "AES-256-GCM" };
+static const char *const alg_names[NALG] = { "AES-128-GCM", "AES-192-GCM", "AES-256-GCM" };
 
 static cpt_opts g_opts;
-static cpt_env g_env;              /* set up in each case process */
-static EVP_CIPHER *g_c[NALG];      /* provider under test */
-static EVP_CIPHER *g_ref[NALG];    /* default provider, reference */
-static int g_case_timeout = 60;    /* seconds per case */
-static int g_child_timeout = 20;   /* seconds per forked child */
-static int g_stats;                /* stats files can be checked */
-static uint64_t g_stream;          /* PRNG stream counter */
+static cpt_env g_env; /* set up in each case process */
+static EVP_CIPHER *g_c[NALG]; /* provider under test */
+static EVP_CIPHER *g_ref[NALG]; /* default provider, reference */
+static int g_case_timeout = 60; /* seconds per case */
+static int g_child_timeout = 20; /* seconds per forked child */
+static int g_stats; /* stats files can be checked */
+static uint64_t g_stream; /* PRNG stream counter */
 
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
@@ -114,11 +113,9 @@ static void rng_init(cpt_rng *r)
  * with a fresh context.  Decryption sets *tag before the final call;
  * encryption stores the tag.  Returns 1 on success.
  */
-static int gcm_run(const EVP_CIPHER *c, int enc, const unsigned char *key,
-                   const unsigned char *iv, const unsigned char *aad,
-                   size_t aadlen, const unsigned char *in, size_t len,
-                   size_t s1, size_t s2, unsigned char *out,
-                   unsigned char *tag)
+static int gcm_run(const EVP_CIPHER *c, int enc, const unsigned char *key, const unsigned char *iv,
+    const unsigned char *aad, size_t aadlen, const unsigned char *in, size_t len, size_t s1,
+    size_t s2, unsigned char *out, unsigned char *tag)
 {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     size_t cut[4] = { 0, s1, s2, len };
@@ -134,8 +131,7 @@ static int gcm_run(const EVP_CIPHER *c, int enc, const unsigned char *key,
     for (int i = 0; i < 3; i++) {
         if (cut[i + 1] <= cut[i])
             continue;
-        if (!EVP_CipherUpdate(ctx, out + off, &n, in + cut[i],
-                              (int)(cut[i + 1] - cut[i])))
+        if (!EVP_CipherUpdate(ctx, out + off, &n, in + cut[i], (int)(cut[i + 1] - cut[i])))
             goto end;
         off += (size_t)n;
     }
@@ -179,31 +175,31 @@ static int gcm_once(int ai, cpt_rng *r, size_t maxlen, char *why, size_t wl)
     }
     if (!gcm_run(g_ref[ai], 1, key, iv, aad, aadlen, pt, len, s1, s2, rct, rtag)) {
         snprintf(why, wl, "%s: reference encryption failed: %s", alg_names[ai],
-                 peek_err(e, sizeof(e)));
+            peek_err(e, sizeof(e)));
         ERR_clear_error();
         return 0;
     }
     if (!gcm_run(g_c[ai], 1, key, iv, aad, aadlen, pt, len, s1, s2, ct, tag)) {
-        snprintf(why, wl, "%s: encryption of %zu bytes (aad %zu) failed: %s",
-                 alg_names[ai], len, aadlen, peek_err(e, sizeof(e)));
+        snprintf(why, wl, "%s: encryption of %zu bytes (aad %zu) failed: %s", alg_names[ai], len,
+            aadlen, peek_err(e, sizeof(e)));
         ERR_clear_error();
         return 0;
     }
     if (memcmp(ct, rct, len) != 0 || memcmp(tag, rtag, TAGLEN) != 0) {
-        snprintf(why, wl, "%s: %zu bytes (aad %zu): %s differs from the default "
-                 "provider's", alg_names[ai], len, aadlen,
-                 memcmp(ct, rct, len) != 0 ? "ciphertext" : "tag");
+        snprintf(why, wl,
+            "%s: %zu bytes (aad %zu): %s differs from the default "
+            "provider's",
+            alg_names[ai], len, aadlen, memcmp(ct, rct, len) != 0 ? "ciphertext" : "tag");
         return 0;
     }
     if (!gcm_run(g_c[ai], 0, key, iv, aad, aadlen, ct, len, s2, s2, dec, tag)) {
-        snprintf(why, wl, "%s: decryption of %zu bytes failed: %s", alg_names[ai],
-                 len, peek_err(e, sizeof(e)));
+        snprintf(why, wl, "%s: decryption of %zu bytes failed: %s", alg_names[ai], len,
+            peek_err(e, sizeof(e)));
         ERR_clear_error();
         return 0;
     }
     if (memcmp(dec, pt, len) != 0) {
-        snprintf(why, wl, "%s: decryption of %zu bytes gave other bytes",
-                 alg_names[ai], len);
+        snprintf(why, wl, "%s: decryption of %zu bytes gave other bytes", alg_names[ai], len);
         return 0;
     }
     return 1;
@@ -277,15 +273,14 @@ static int reap_code(pid_t pid, int secs, const char *what)
         if (w == pid)
             break;
         if (w < 0 && errno != EINTR) {
-            cpt_fail_line("%s (pid %ld): waitpid: %s", what, (long)pid,
-                          strerror(errno));
+            cpt_fail_line("%s (pid %ld): waitpid: %s", what, (long)pid, strerror(errno));
             return -1;
         }
         if (cpt_now() > end) {
             kill(pid, SIGKILL);
             waitpid(pid, &st, 0);
-            cpt_fail_line("%s (pid %ld) still running after %d s: HANG (killed)",
-                          what, (long)pid, secs);
+            cpt_fail_line("%s (pid %ld) still running after %d s: HANG (killed)", what, (long)pid,
+                secs);
             return -1;
         }
         usleep(2000);
@@ -295,9 +290,8 @@ static int reap_code(pid_t pid, int secs, const char *what)
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
 
-        cpt_fail_line("%s (pid %ld) killed by signal %d (%s)%s", what, (long)pid,
-                      sig, strsignal(sig),
-                      sig == SIGALRM ? ": its watchdog fired, HANG" : ": CRASH");
+        cpt_fail_line("%s (pid %ld) killed by signal %d (%s)%s", what, (long)pid, sig,
+            strsignal(sig), sig == SIGALRM ? ": its watchdog fired, HANG" : ": CRASH");
     }
     return -1;
 }
@@ -317,8 +311,7 @@ static int reap(pid_t pid, const char *what)
 /* ------------------------------------------------------------------ */
 
 /* Waits up to ms for pid's file to show alg with device > 0. */
-static int stats_wait(pid_t pid, const char *alg, int ms, cpt_alg_stats *st,
-                      char *why, size_t wl)
+static int stats_wait(pid_t pid, const char *alg, int ms, cpt_alg_stats *st, char *why, size_t wl)
 {
     double end = cpt_now() + ms / 1000.0;
 
@@ -329,10 +322,11 @@ static int stats_wait(pid_t pid, const char *alg, int ms, cpt_alg_stats *st,
             return 1;
         if (cpt_now() > end) {
             if (ok)
-                snprintf(why, wl, "%.300s/cptprov-%ld.stats: %s found=%d ops=%lld "
-                         "device=%lld software=%lld errors=%lld", g_env.stats_dir,
-                         (long)pid, alg, st->found, st->ops, st->device,
-                         st->software, st->errors);
+                snprintf(why, wl,
+                    "%.300s/cptprov-%ld.stats: %s found=%d ops=%lld "
+                    "device=%lld software=%lld errors=%lld",
+                    g_env.stats_dir, (long)pid, alg, st->found, st->ops, st->device, st->software,
+                    st->errors);
             return 0;
         }
         usleep(50 * 1000);
@@ -375,10 +369,11 @@ static void case_use_fork_use(void)
     if (!check(gcm_work("parent", -1, 3), "parent: GCM matches the default provider"))
         return;
     pid = spawn(c1_child, NULL);
-    check(reap(pid, "child"), "child (new contexts, all key sizes) and the "
-          "grandchild it forked both work and exit 0");
+    check(reap(pid, "child"),
+        "child (new contexts, all key sizes) and the "
+        "grandchild it forked both work and exit 0");
     check(gcm_work("parent after the children exited", -1, 3),
-          "parent keeps working after its children exited");
+        "parent keeps working after its children exited");
     pid = spawn(c1_plain_child, NULL);
     check(reap(pid, "second child"), "a second child forked later works too");
     check(gcm_work("parent at the end", 2, 2), "parent still works at the end");
@@ -420,10 +415,10 @@ typedef struct {
     int enc;
     int variant; /* 0: continue, 1: dup then continue, 2: re-init with a new IV */
     unsigned char key[32], iv[IVLEN], iv2[IVLEN], aad[40];
-    unsigned char msg[C3_LEN];        /* plaintext */
-    unsigned char rct[C3_LEN], rtag[TAGLEN];   /* reference encryption (iv) */
+    unsigned char msg[C3_LEN]; /* plaintext */
+    unsigned char rct[C3_LEN], rtag[TAGLEN]; /* reference encryption (iv) */
     unsigned char rct2[C3_LEN], rtag2[TAGLEN]; /* reference encryption (iv2) */
-    EVP_CIPHER_CTX *ctx;              /* provider, fed up to C3_SPLIT */
+    EVP_CIPHER_CTX *ctx; /* provider, fed up to C3_SPLIT */
     unsigned char out[C3_LEN + 32];
     size_t outl;
 } c3_stream;
@@ -445,10 +440,10 @@ static int c3_setup(c3_stream *s, int enc, int variant, const char *name, cpt_rn
     cpt_rng_fill(r, s->iv2, sizeof(s->iv2));
     cpt_rng_fill(r, s->aad, sizeof(s->aad));
     cpt_rng_fill(r, s->msg, sizeof(s->msg));
-    if (!gcm_run(g_ref[ai], 1, s->key, s->iv, s->aad, sizeof(s->aad), s->msg,
-                 C3_LEN, 0, 0, s->rct, s->rtag)
-        || !gcm_run(g_ref[ai], 1, s->key, s->iv2, s->aad, sizeof(s->aad), s->msg,
-                    C3_LEN, 0, 0, s->rct2, s->rtag2))
+    if (!gcm_run(g_ref[ai], 1, s->key, s->iv, s->aad, sizeof(s->aad), s->msg, C3_LEN, 0, 0, s->rct,
+            s->rtag)
+        || !gcm_run(g_ref[ai], 1, s->key, s->iv2, s->aad, sizeof(s->aad), s->msg, C3_LEN, 0, 0,
+            s->rct2, s->rtag2))
         return 0;
     if ((s->ctx = EVP_CIPHER_CTX_new()) == NULL
         || !EVP_CipherInit_ex2(s->ctx, g_c[ai], s->key, s->iv, enc, NULL)
@@ -514,8 +509,10 @@ static int c3_continue(c3_stream *s, EVP_CIPHER_CTX *ctx, char *how, size_t hl)
 
         while (i < s->outl && i < C3_LEN && s->out[i] == want[i])
             i++;
-        snprintf(how, hl, "WRONG RESULT: %zu bytes out (want %d), first "
-                 "difference at byte %zu", s->outl, C3_LEN, i);
+        snprintf(how, hl,
+            "WRONG RESULT: %zu bytes out (want %d), first "
+            "difference at byte %zu",
+            s->outl, C3_LEN, i);
         return C3_BAD;
     }
     if (s->enc && memcmp(tag, wtag, TAGLEN) != 0) {
@@ -523,7 +520,7 @@ static int c3_continue(c3_stream *s, EVP_CIPHER_CTX *ctx, char *how, size_t hl)
         return C3_BAD;
     }
     snprintf(how, hl, "right result (same %s as the default provider)",
-             s->enc ? "ciphertext and tag" : "plaintext, tag verified");
+        s->enc ? "ciphertext and tag" : "plaintext, tag verified");
     return C3_RIGHT;
 fail:
     if (ERR_peek_error() == 0) {
@@ -550,11 +547,12 @@ static int c3_child(void *arg)
 
             if (ERR_peek_error() == 0) {
                 printf("NOTE [%s] %s: EVP_CIPHER_CTX_copy returned 0 with NO "
-                       "error on the queue\n", cpt_subtest(), s->name);
+                       "error on the queue\n",
+                    cpt_subtest(), s->name);
                 return C3_BAD;
             }
-            printf("NOTE [%s] %s: clean error at 'EVP_CIPHER_CTX_copy': %s\n",
-                   cpt_subtest(), s->name, peek_err(e, sizeof(e)));
+            printf("NOTE [%s] %s: clean error at 'EVP_CIPHER_CTX_copy': %s\n", cpt_subtest(),
+                s->name, peek_err(e, sizeof(e)));
             return C3_CLEAN_ERROR;
         }
         EVP_CIPHER_CTX_free(ctx);
@@ -585,8 +583,8 @@ static void case_object_before_fork(void)
     rng_init(&r);
     for (int i = 0; i < 4; i++) {
         if (!check(c3_setup(&st[i], v[i].enc, v[i].variant, v[i].name, &r),
-                   "parent: set up '%s' (key, IV, AAD, %d of %d bytes)",
-                   v[i].name, C3_SPLIT, C3_LEN)) {
+                "parent: set up '%s' (key, IV, AAD, %d of %d bytes)", v[i].name, C3_SPLIT,
+                C3_LEN)) {
             cpt_drain_errors(1);
             return;
         }
@@ -595,12 +593,11 @@ static void case_object_before_fork(void)
         pid_t pid = spawn(c3_child, &st[i]);
         int rc = reap_code(pid, g_child_timeout + 5, v[i].name);
 
-        check(rc == C3_RIGHT || rc == C3_CLEAN_ERROR,
-              "child: %s: %s", v[i].name,
-              rc == C3_RIGHT ? "right result"
-              : rc == C3_CLEAN_ERROR ? "failed cleanly (EVP call returned 0, error on the queue)"
-              : rc < 0 ? "hang or crash"
-              : "wrong result or an error without a queue entry");
+        check(rc == C3_RIGHT || rc == C3_CLEAN_ERROR, "child: %s: %s", v[i].name,
+            rc == C3_RIGHT             ? "right result"
+                : rc == C3_CLEAN_ERROR ? "failed cleanly (EVP call returned 0, error on the queue)"
+                : rc < 0               ? "hang or crash"
+                                       : "wrong result or an error without a queue entry");
     }
     /* The parent's own copies are untouched by what the children did. */
     for (int i = 0; i < 4; i++) {
@@ -609,8 +606,8 @@ static void case_object_before_fork(void)
         if (st[i].variant != 0)
             continue;
         rc = c3_continue(&st[i], st[i].ctx, how, sizeof(how));
-        check(rc == C3_RIGHT, "parent continues its own '%s' after the children: %s",
-              st[i].name, how);
+        check(rc == C3_RIGHT, "parent continues its own '%s' after the children: %s", st[i].name,
+            how);
     }
     for (int i = 0; i < 4; i++)
         EVP_CIPHER_CTX_free(st[i].ctx);
@@ -697,7 +694,7 @@ static void case_threads_fork(void)
         goto join;
     ok = wait_iters(w, 2, 5, 10);
     check(ok, "two threads run GCM in a loop (%lu and %lu messages before forking)",
-          atomic_load(&w[0].iters), atomic_load(&w[1].iters));
+        atomic_load(&w[0].iters), atomic_load(&w[1].iters));
     if (!ok)
         goto join;
     for (int i = 0; i < nchild; i++) {
@@ -706,14 +703,14 @@ static void case_threads_fork(void)
         okc += reap(pid, "child forked while threads ran");
         usleep(10 * 1000);
     }
-    check(okc == nchild, "%d of %d children forked while the threads ran GCM work",
-          okc, nchild);
+    check(okc == nchild, "%d of %d children forked while the threads ran GCM work", okc, nchild);
     before[0] = atomic_load(&w[0].iters);
     before[1] = atomic_load(&w[1].iters);
     ok = wait_iters(w, 2, (before[0] > before[1] ? before[0] : before[1]) + 3, 10);
-    check(ok, "the parent's threads keep running after the forks (%lu -> %lu, "
-          "%lu -> %lu messages)", before[0], atomic_load(&w[0].iters), before[1],
-          atomic_load(&w[1].iters));
+    check(ok,
+        "the parent's threads keep running after the forks (%lu -> %lu, "
+        "%lu -> %lu messages)",
+        before[0], atomic_load(&w[0].iters), before[1], atomic_load(&w[1].iters));
 join:
     atomic_store(&stop, 1);
     for (int i = 0; i < started; i++) {
@@ -723,16 +720,13 @@ join:
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_sec += 10;
         rc = pthread_timedjoin_np(t[i], NULL, &ts);
-        if (!check(rc == 0, "thread %d finished (join: %s)", i,
-                   rc == 0 ? "ok" : strerror(rc))) {
+        if (!check(rc == 0, "thread %d finished (join: %s)", i, rc == 0 ? "ok" : strerror(rc))) {
             /* A thread is stuck: this process cannot end cleanly. */
-            printf("NOTE [%s] a thread is stuck: giving up on this case\n",
-                   cpt_subtest());
+            printf("NOTE [%s] a thread is stuck: giving up on this case\n", cpt_subtest());
             return;
         }
-        check(atomic_load(&w[i].fails) == 0, "thread %d: %lu messages, %lu failed%s%s",
-              i, atomic_load(&w[i].iters), atomic_load(&w[i].fails),
-              w[i].why[0] ? ": " : "", w[i].why);
+        check(atomic_load(&w[i].fails) == 0, "thread %d: %lu messages, %lu failed%s%s", i,
+            atomic_load(&w[i].iters), atomic_load(&w[i].fails), w[i].why[0] ? ": " : "", w[i].why);
     }
 }
 
@@ -798,8 +792,8 @@ static int c6_child(void *arg)
             ok = 0;
         }
         if (ok)
-            printf("ok   [%s] grandchild %ld: stats file with %s device=%lld\n",
-                   cpt_subtest(), (long)g, alg_names[1], st.device);
+            printf("ok   [%s] grandchild %ld: stats file with %s device=%lld\n", cpt_subtest(),
+                (long)g, alg_names[1], st.device);
     }
     return ok ? 0 : 1;
 }
@@ -813,54 +807,55 @@ static void case_stats_per_process(void)
     char why[600];
 
     if (!g_stats) {
-        printf("NOTE [%s] no statistics file for this provider: case skipped\n",
-               cpt_subtest());
+        printf("NOTE [%s] no statistics file for this provider: case skipped\n", cpt_subtest());
         return;
     }
     /* Many AES-256-GCM operations in the parent before any fork. */
-    if (!check(gcm_work("parent", 2, C6_PARENT_MSGS), "parent: %d AES-256-GCM "
-               "messages before forking", C6_PARENT_MSGS))
+    if (!check(gcm_work("parent", 2, C6_PARENT_MSGS),
+            "parent: %d AES-256-GCM "
+            "messages before forking",
+            C6_PARENT_MSGS))
         return;
     for (int i = 0; i < N; i++) {
         pids[i] = spawn(c6_child, (void *)(intptr_t)i);
         exited[i] = reap(pids[i], "child");
         check(exited[i], "child %ld (%s%s) exited 0", (long)pids[i], alg_names[i],
-              i == 0 ? ", checked its grandchild's stats file" : "");
+            i == 0 ? ", checked its grandchild's stats file" : "");
     }
     for (int i = 0; i < N; i++) {
         if (!exited[i])
             continue;
         if (check(stats_wait(pids[i], alg_names[i], 3000, &st, why, sizeof(why)),
-                  "child %ld: cptprov-%ld.stats has %s device > 0%s%s",
-                  (long)pids[i], (long)pids[i], alg_names[i],
-                  st.found ? "" : "; ", st.found ? "" : why)) {
+                "child %ld: cptprov-%ld.stats has %s device > 0%s%s", (long)pids[i], (long)pids[i],
+                alg_names[i], st.found ? "" : "; ", st.found ? "" : why)) {
             /* ops of this child only, not the parent's inherited counts. */
             check(st.ops > 0 && st.ops <= 16 * C6_CHILD_MSGS,
-                  "child %ld counts only its own %s operations (ops=%lld, "
-                  "device=%lld; the parent did %d messages before the fork)",
-                  (long)pids[i], alg_names[i], st.ops, st.device, C6_PARENT_MSGS);
+                "child %ld counts only its own %s operations (ops=%lld, "
+                "device=%lld; the parent did %d messages before the fork)",
+                (long)pids[i], alg_names[i], st.ops, st.device, C6_PARENT_MSGS);
         } else {
             printf("    %s\n", why);
         }
         if (i != 2) {
             cpt_alg_stats s2;
 
-            if (cpt_stats_read(g_env.stats_dir, "cptprov", pids[i], "AES-256-GCM",
-                               &s2, why, sizeof(why)))
+            if (cpt_stats_read(g_env.stats_dir, "cptprov", pids[i], "AES-256-GCM", &s2, why,
+                    sizeof(why)))
                 check(!s2.found || s2.ops == 0,
-                      "child %ld (which used only %s) shows no AES-256-GCM "
-                      "operations inherited from the parent (found=%d ops=%lld)",
-                      (long)pids[i], alg_names[i], s2.found, s2.ops);
+                    "child %ld (which used only %s) shows no AES-256-GCM "
+                    "operations inherited from the parent (found=%d ops=%lld)",
+                    (long)pids[i], alg_names[i], s2.found, s2.ops);
         }
     }
     /* The parent (still running) writes its own file at least once a second. */
     if (!stats_wait(getpid(), "AES-256-GCM", 3000, &st, why, sizeof(why)))
         check(0, "parent %ld: no stats file with AES-256-GCM device > 0 within 3 s: %s",
-              (long)getpid(), why);
+            (long)getpid(), why);
     else
-        check(st.ops >= C6_PARENT_MSGS, "parent %ld: its own stats file shows its "
-              "AES-256-GCM work (ops=%lld device=%lld)", (long)getpid(), st.ops,
-              st.device);
+        check(st.ops >= C6_PARENT_MSGS,
+            "parent %ld: its own stats file shows its "
+            "AES-256-GCM work (ops=%lld device=%lld)",
+            (long)getpid(), st.ops, st.device);
 }
 
 /* ------------------------------------------------------------------ */
@@ -898,8 +893,8 @@ static int c7_finish(const char *who)
     c7_done_out += ok ? (size_t)n : 0;
     ok = ok && c7_done_out == C7_LEN + 16 && memcmp(c7_out, c7_want, c7_done_out) == 0;
     if (!ok)
-        cpt_fail_line("%s (pid %ld): the stream's output differs from the default provider's",
-            who, (long)getpid());
+        cpt_fail_line("%s (pid %ld): the stream's output differs from the default provider's", who,
+            (long)getpid());
     return ok;
 }
 
@@ -1044,8 +1039,10 @@ static void remove_tmp_stats_dir(void)
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [MODULE_DIR] [--timeout SECONDS] [options]\n"
-            "cases: ", argv0);
+    fprintf(stderr,
+        "usage: %s [MODULE_DIR] [--timeout SECONDS] [options]\n"
+        "cases: ",
+        argv0);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         fprintf(stderr, "%s%s", i ? ", " : "", cases[i].name);
     fprintf(stderr, "\n");
@@ -1092,19 +1089,17 @@ int main(int argc, char **argv)
     g_stats = !g_opts.no_stats && strcmp(g_opts.provider, "default") != 0;
     if (g_opts.stats_dir == NULL) {
         snprintf(tmp_stats_dir, sizeof(tmp_stats_dir), "%s/cpt-fork-test-XXXXXX",
-                 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+            getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
         if (mkdtemp(tmp_stats_dir) == NULL) {
             perror("mkdtemp");
             return 2;
         }
         g_opts.stats_dir = tmp_stats_dir;
     }
-    printf("fork_test: provider %s from %s, stats_dir %s, seed %llu\n",
-           g_opts.provider, g_opts.provider_path, g_opts.stats_dir,
-           (unsigned long long)g_opts.seed);
+    printf("fork_test: provider %s from %s, stats_dir %s, seed %llu\n", g_opts.provider,
+        g_opts.provider_path, g_opts.stats_dir, (unsigned long long)g_opts.seed);
 
-    sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-              -1, 0);
+    sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED) {
         perror("mmap");
         return 2;
@@ -1159,19 +1154,19 @@ int main(int argc, char **argv)
             cpt_count(0);
         if (hung) {
             cpt_check(0, "case process still running after %d s: HANG (killed)",
-                      g_case_timeout + 5);
+                g_case_timeout + 5);
         } else if (WIFSIGNALED(st)) {
             int sig = WTERMSIG(st);
 
-            cpt_check(0, "case process killed by signal %d (%s)%s", sig,
-                      strsignal(sig), sig == SIGALRM ? ": watchdog, HANG" : ": CRASH");
+            cpt_check(0, "case process killed by signal %d (%s)%s", sig, strsignal(sig),
+                sig == SIGALRM ? ": watchdog, HANG" : ": CRASH");
         } else if (!sh->reported) {
             cpt_check(0, "case process exited %d without reporting", WEXITSTATUS(st));
         } else if (WEXITSTATUS(st) != 0 && sh->failed == 0) {
             cpt_check(0, "case process exited %d", WEXITSTATUS(st));
         }
-        printf("[%s] ok=%lu fail=%lu%s time=%.2fs\n", c->name, sh->passed,
-               sh->failed, hung ? " HANG" : "", cpt_now() - t0);
+        printf("[%s] ok=%lu fail=%lu%s time=%.2fs\n", c->name, sh->passed, sh->failed,
+            hung ? " HANG" : "", cpt_now() - t0);
     }
     if (!keep)
         remove_tmp_stats_dir();

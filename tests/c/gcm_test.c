@@ -54,10 +54,10 @@ static EVP_CIPHER *g_rc[NALG]; /* reference: default provider, own libctx */
 static uint64_t g_iters = 500;
 static size_t g_jobs = 32;
 static int g_expect_async;
-static int g_test_is_default;   /* the provider under test is "default" */
-static long long g_case = -1;   /* --case: run only this case index */
+static int g_test_is_default; /* the provider under test is "default" */
+static long long g_case = -1; /* --case: run only this case index */
 static size_t g_maxlen = 1 << 20;
-static int g_no_aad;            /* --no-aad: random cases without AAD */
+static int g_no_aad; /* --no-aad: random cases without AAD */
 
 /* Per-sub-test bookkeeping (main thread only). */
 static unsigned long g_fail_cap = 100; /* --max-fail-lines, 0: no limit */
@@ -66,8 +66,18 @@ static unsigned long g_noerr_default; /* both failed silently, default under tes
 static const char *g_sub = "main";
 
 /* Sub-test ids (for deriving per-case seeds). */
-enum { ST_PARAMS = 1, ST_NEG, ST_KAT, ST_DIFF, ST_TAMPER, ST_TLS12, ST_TLS13,
-       ST_DUP, ST_ASYNC, ST_ASYNC2T };
+enum {
+    ST_PARAMS = 1,
+    ST_NEG,
+    ST_KAT,
+    ST_DIFF,
+    ST_TAMPER,
+    ST_TLS12,
+    ST_TLS13,
+    ST_DUP,
+    ST_ASYNC,
+    ST_ASYNC2T
+};
 
 static uint64_t case_seed(int st, uint64_t idx)
 {
@@ -128,8 +138,8 @@ static void need_error(int prov_err, int ref_err, const char *what, const char *
         return;
     }
     if (ref_err) {
-        chk(0, "%s: failed without an error on the queue (default leaves one)%s%s",
-            what, repro[0] ? "; " : "", repro);
+        chk(0, "%s: failed without an error on the queue (default leaves one)%s%s", what,
+            repro[0] ? "; " : "", repro);
         return;
     }
     if (g_test_is_default && !g_o.strict_errors) {
@@ -137,8 +147,7 @@ static void need_error(int prov_err, int ref_err, const char *what, const char *
         cpt_info("%s: default fails without an error on the queue", what);
         return;
     }
-    chk(0, "%s: failed without an error on the queue%s%s", what,
-        repro[0] ? "; " : "", repro);
+    chk(0, "%s: failed without an error on the queue%s%s", what, repro[0] ? "; " : "", repro);
 }
 
 static double g_sub_t0;
@@ -155,12 +164,12 @@ static void sub_begin(const char *name)
 static void sub_end(void)
 {
     if (g_fail_suppressed > 0)
-        cpt_fail_line("%lu further failures not printed (--max-fail-lines %lu)",
-                      g_fail_suppressed, g_fail_cap);
+        cpt_fail_line("%lu further failures not printed (--max-fail-lines %lu)", g_fail_suppressed,
+            g_fail_cap);
     if (g_noerr_default > 0)
         cpt_note("%lu failing calls of the default provider left no error "
                  "(not required of default; --strict-errors to require)",
-                 g_noerr_default);
+            g_noerr_default);
     cpt_subtest_summary(g_sub, cpt_now() - g_sub_t0);
     cpt_set_subtest("main");
     g_sub = "main";
@@ -169,19 +178,19 @@ static void sub_end(void)
 static void usage(FILE *f, const char *argv0)
 {
     fprintf(f,
-            "usage: %s [options]\n"
-            "  --iters N        random cases per sub-test scale (default 500)\n"
-            "  --jobs N         ASYNC jobs in flight (default 32)\n"
-            "  --expect-async   require that some ASYNC jobs paused\n"
-            "  --case I         run only random case I of the selected sub-tests\n"
-            "  --max-len N      largest random message (default 1048576)\n"
-            "  --no-aad         random cases without AAD (diagnosis aid)\n"
-            "  --max-fail-lines N  FAIL lines printed per sub-test (default 100, 0: all)\n"
-            "--case I selects: diff/tamper/dup case I; tls12 case 2*alg+mode (alg 0..2 =\n"
-            "AES-128/192/256, mode 0 whole-IV, 1 four-byte fixed IV); tls13 case alg;\n"
-            "async: runs tasks 0..I together\n"
-            "sub-tests: params negative kat diff tamper tls12 tls13 dup async async2t stats\n",
-            argv0);
+        "usage: %s [options]\n"
+        "  --iters N        random cases per sub-test scale (default 500)\n"
+        "  --jobs N         ASYNC jobs in flight (default 32)\n"
+        "  --expect-async   require that some ASYNC jobs paused\n"
+        "  --case I         run only random case I of the selected sub-tests\n"
+        "  --max-len N      largest random message (default 1048576)\n"
+        "  --no-aad         random cases without AAD (diagnosis aid)\n"
+        "  --max-fail-lines N  FAIL lines printed per sub-test (default 100, 0: all)\n"
+        "--case I selects: diff/tamper/dup case I; tls12 case 2*alg+mode (alg 0..2 =\n"
+        "AES-128/192/256, mode 0 whole-IV, 1 four-byte fixed IV); tls13 case alg;\n"
+        "async: runs tasks 0..I together\n"
+        "sub-tests: params negative kat diff tamper tls12 tls13 dup async async2t stats\n",
+        argv0);
     cpt_opts_usage(f);
 }
 
@@ -227,30 +236,28 @@ static int alg_index(const char *name)
 /* ================================================================== */
 
 enum step_kind {
-    K_INIT_CIPHER,  /* EVP_CipherInit_ex(ctx, cipher, NULL, NULL, NULL, enc) */
-    K_INIT_ALL,     /* EVP_CipherInit_ex(ctx, cipher, NULL, key, iv, enc) */
-    K_INIT_KEYIV,   /* EVP_CipherInit_ex(ctx, NULL, NULL, key, iv, enc) */
-    K_INIT_KEY,     /* EVP_CipherInit_ex(ctx, NULL, NULL, key, NULL, enc) */
-    K_INIT_IV,      /* EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, enc) */
-    K_IVLEN_CTRL,   /* EVP_CTRL_AEAD_SET_IVLEN */
-    K_IVLEN_PARAM,  /* set_params "ivlen" */
-    K_SETTAG_CTRL,  /* EVP_CTRL_AEAD_SET_TAG */
+    K_INIT_CIPHER, /* EVP_CipherInit_ex(ctx, cipher, NULL, NULL, NULL, enc) */
+    K_INIT_ALL, /* EVP_CipherInit_ex(ctx, cipher, NULL, key, iv, enc) */
+    K_INIT_KEYIV, /* EVP_CipherInit_ex(ctx, NULL, NULL, key, iv, enc) */
+    K_INIT_KEY, /* EVP_CipherInit_ex(ctx, NULL, NULL, key, NULL, enc) */
+    K_INIT_IV, /* EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, enc) */
+    K_IVLEN_CTRL, /* EVP_CTRL_AEAD_SET_IVLEN */
+    K_IVLEN_PARAM, /* set_params "ivlen" */
+    K_SETTAG_CTRL, /* EVP_CTRL_AEAD_SET_TAG */
     K_SETTAG_PARAM, /* set_params "tag" */
-    K_AAD,          /* EVP_CipherUpdate(ctx, NULL, &l, aad + off, len) */
-    K_AAD_NULL,     /* EVP_CipherUpdate(ctx, NULL, &l, NULL, 0) */
-    K_DATA,         /* EVP_CipherUpdate(ctx, out + off, &l, in + off, len) */
-    K_FINAL,        /* EVP_CipherFinal_ex(ctx, out + len, &l) */
-    K_GETTAG_CTRL,  /* EVP_CTRL_AEAD_GET_TAG */
+    K_AAD, /* EVP_CipherUpdate(ctx, NULL, &l, aad + off, len) */
+    K_AAD_NULL, /* EVP_CipherUpdate(ctx, NULL, &l, NULL, 0) */
+    K_DATA, /* EVP_CipherUpdate(ctx, out + off, &l, in + off, len) */
+    K_FINAL, /* EVP_CipherFinal_ex(ctx, out + len, &l) */
+    K_GETTAG_CTRL, /* EVP_CTRL_AEAD_GET_TAG */
     K_GETTAG_PARAM, /* get_params "tag" */
     K_NKINDS
 };
 
-static const char *const k_names[K_NKINDS] = {
-    "init(cipher)", "init(cipher,key,iv)", "init(key,iv)", "init(key)",
-    "init(iv)", "ctrl(SET_IVLEN)", "set_params(ivlen)", "ctrl(SET_TAG)",
-    "set_params(tag)", "update(aad)", "update(NULL aad,0)", "update(data)",
-    "final", "ctrl(GET_TAG)", "get_params(tag)"
-};
+static const char *const k_names[K_NKINDS] = { "init(cipher)", "init(cipher,key,iv)",
+    "init(key,iv)", "init(key)", "init(iv)", "ctrl(SET_IVLEN)", "set_params(ivlen)",
+    "ctrl(SET_TAG)", "set_params(tag)", "update(aad)", "update(NULL aad,0)", "update(data)",
+    "final", "ctrl(GET_TAG)", "get_params(tag)" };
 
 typedef struct {
     unsigned char kind;
@@ -274,18 +281,18 @@ typedef struct {
     const unsigned char *aad;
     size_t aadlen;
     const unsigned char *in; /* == out for in place */
-    unsigned char *out;      /* len bytes, readable/writable up to out+len */
+    unsigned char *out; /* len bytes, readable/writable up to out+len */
     size_t len;
-    unsigned char *tag;      /* enc: receives taglen bytes; dec: expected */
+    unsigned char *tag; /* enc: receives taglen bytes; dec: expected */
     size_t taglen;
 } msg;
 
 /* Where and why a plan stopped. */
 typedef struct {
-    int step;  /* index of the failing step, -1 when all ran */
+    int step; /* index of the failing step, -1 when all ran */
     int kind;
-    int why;   /* WHY_* */
-    long got;  /* outl (WHY_OUTL) */
+    int why; /* WHY_* */
+    long got; /* outl (WHY_OUTL) */
 } exec_res;
 
 enum { WHY_NONE, WHY_RC, WHY_OUTL, WHY_NOCTX };
@@ -318,8 +325,8 @@ static uint64_t pct_pick(cpt_rng *r, unsigned x, const pct_range *t)
 /* A random update piece: zero and one byte pieces, small, medium, rest. */
 static size_t piece_len(cpt_rng *r, size_t rem)
 {
-    static const pct_range t[] = { { 8, 0, 0 }, { 16, 1, 1 }, { 40, 2, 31 },
-                                   { 62, 32, 600 }, { 82, 601, 16384 } };
+    static const pct_range t[] = { { 8, 0, 0 }, { 16, 1, 1 }, { 40, 2, 31 }, { 62, 32, 600 },
+        { 82, 601, 16384 } };
     unsigned x = (unsigned)cpt_rng_below(r, 100);
     size_t v;
 
@@ -444,8 +451,8 @@ static void make_plan(plan *p, const msg *m, uint64_t seed)
 }
 
 /* Runs steps [from, to) of p on ctx.  Returns 1 when all succeeded. */
-static int exec_plan(EVP_CIPHER_CTX *ctx, const plan *p, int from, int to,
-                     const msg *m, exec_res *res)
+static int exec_plan(EVP_CIPHER_CTX *ctx, const plan *p, int from, int to, const msg *m,
+    exec_res *res)
 {
     res->step = -1;
     res->kind = -1;
@@ -474,8 +481,7 @@ static int exec_plan(EVP_CIPHER_CTX *ctx, const plan *p, int from, int to,
             ok = EVP_CipherInit_ex(ctx, NULL, NULL, NULL, m->iv, m->enc) > 0;
             break;
         case K_IVLEN_CTRL:
-            ok = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, (int)m->ivlen,
-                                     NULL) > 0;
+            ok = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, (int)m->ivlen, NULL) > 0;
             break;
         case K_IVLEN_PARAM:
             sz = m->ivlen;
@@ -485,17 +491,19 @@ static int exec_plan(EVP_CIPHER_CTX *ctx, const plan *p, int from, int to,
             break;
         case K_SETTAG_CTRL:
         case K_GETTAG_CTRL:
-            ok = EVP_CIPHER_CTX_ctrl(ctx, s->kind == K_SETTAG_CTRL ? EVP_CTRL_AEAD_SET_TAG
-                                                                   : EVP_CTRL_AEAD_GET_TAG,
-                                     (int)m->taglen, m->tag) > 0;
+            ok = EVP_CIPHER_CTX_ctrl(ctx,
+                     s->kind == K_SETTAG_CTRL ? EVP_CTRL_AEAD_SET_TAG : EVP_CTRL_AEAD_GET_TAG,
+                     (int)m->taglen, m->tag)
+                > 0;
             break;
         case K_SETTAG_PARAM:
         case K_GETTAG_PARAM:
-            prm[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
-                                                       m->tag, m->taglen);
+            prm[0] =
+                OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, m->tag, m->taglen);
             prm[1] = OSSL_PARAM_construct_end();
             ok = (s->kind == K_SETTAG_PARAM ? EVP_CIPHER_CTX_set_params(ctx, prm)
-                                            : EVP_CIPHER_CTX_get_params(ctx, prm)) > 0;
+                                            : EVP_CIPHER_CTX_get_params(ctx, prm))
+                > 0;
             break;
         case K_AAD:
             ok = EVP_CipherUpdate(ctx, NULL, &outl, m->aad + s->off, (int)s->len) > 0;
@@ -507,8 +515,7 @@ static int exec_plan(EVP_CIPHER_CTX *ctx, const plan *p, int from, int to,
             outl = 0;
             break;
         case K_DATA:
-            ok = EVP_CipherUpdate(ctx, m->out + s->off, &outl, m->in + s->off,
-                                  (int)s->len) > 0;
+            ok = EVP_CipherUpdate(ctx, m->out + s->off, &outl, m->in + s->off, (int)s->len) > 0;
             break;
         case K_FINAL:
             ok = EVP_CipherFinal_ex(ctx, m->out + m->len, &outl) > 0;
@@ -523,8 +530,7 @@ static int exec_plan(EVP_CIPHER_CTX *ctx, const plan *p, int from, int to,
             res->why = WHY_RC;
             return 0;
         }
-        if ((s->kind == K_DATA && outl != (int)s->len)
-            || (s->kind == K_FINAL && outl != 0)) {
+        if ((s->kind == K_DATA && outl != (int)s->len) || (s->kind == K_FINAL && outl != 0)) {
             res->step = i;
             res->kind = s->kind;
             res->why = WHY_OUTL;
@@ -545,11 +551,11 @@ static void describe_res(const plan *p, const exec_res *r, char *buf, size_t n)
         const step *s = &p->s[r->step];
 
         if (r->why == WHY_OUTL)
-            snprintf(buf, n, "step %d/%d %s off=%zu len=%zu returned outl=%ld",
-                     r->step, p->n, k_names[s->kind], s->off, s->len, r->got);
+            snprintf(buf, n, "step %d/%d %s off=%zu len=%zu returned outl=%ld", r->step, p->n,
+                k_names[s->kind], s->off, s->len, r->got);
         else
-            snprintf(buf, n, "step %d/%d %s off=%zu len=%zu failed", r->step,
-                     p->n, k_names[s->kind], s->off, s->len);
+            snprintf(buf, n, "step %d/%d %s off=%zu len=%zu failed", r->step, p->n,
+                k_names[s->kind], s->off, s->len);
     }
 }
 
@@ -614,34 +620,41 @@ typedef struct {
     size_t aadlen;
     unsigned char *pt;
     size_t len;
-    size_t etaglen, dtaglen;   /* tag bytes taken on encrypt / given on decrypt */
+    size_t etaglen, dtaglen; /* tag bytes taken on encrypt / given on decrypt */
     int inplace_e, inplace_d;
-    unsigned off_a, off_b;     /* buffer misalignment */
-    uint64_t plan_e, plan_d;   /* 0: plain call sequence */
+    unsigned off_a, off_b; /* buffer misalignment */
+    uint64_t plan_e, plan_d; /* 0: plain call sequence */
 } gcase;
 
 static const char *sub_name(int st)
 {
     switch (st) {
-    case ST_DIFF: return "diff";
-    case ST_TAMPER: return "tamper";
-    case ST_DUP: return "dup";
-    case ST_ASYNC: return "async";
-    case ST_ASYNC2T: return "async2t";
-    case ST_TLS12: return "tls12";
-    case ST_TLS13: return "tls13";
-    default: return "?";
+    case ST_DIFF:
+        return "diff";
+    case ST_TAMPER:
+        return "tamper";
+    case ST_DUP:
+        return "dup";
+    case ST_ASYNC:
+        return "async";
+    case ST_ASYNC2T:
+        return "async2t";
+    case ST_TLS12:
+        return "tls12";
+    case ST_TLS13:
+        return "tls13";
+    default:
+        return "?";
     }
 }
 
 /* Message length: mostly small, some large, a few boundary sizes. */
 static size_t pick_len(cpt_rng *r, size_t maxlen)
 {
-    static const size_t special[] = { 0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65,
-                                      255, 256, 4095, 4096, 4097, 16383, 16384,
-                                      16385, 65536, 262144, 1048575, 1048576 };
+    static const size_t special[] = { 0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 4095,
+        4096, 4097, 16383, 16384, 16385, 65536, 262144, 1048575, 1048576 };
     static const pct_range t[] = { { 45, 0, 64 }, { 70, 65, 1024 }, { 88, 1025, 16384 },
-                                   { 96, 16385, 131072 }, { 100, 131073, 1 << 20 } };
+        { 96, 16385, 131072 }, { 100, 131073, 1 << 20 } };
     unsigned x = (unsigned)cpt_rng_below(r, 100);
     size_t v;
 
@@ -655,15 +668,15 @@ static size_t pick_len(cpt_rng *r, size_t maxlen)
 static size_t pick_ivlen(cpt_rng *r)
 {
     static const pct_range t[] = { { 70, 12, 12 }, { 80, 1, 16 }, { 92, 17, 64 },
-                                   { 100, 65, 128 } };
+        { 100, 65, 128 } };
 
     return pct_pick(r, (unsigned)cpt_rng_below(r, 100), t);
 }
 
 static size_t pick_aadlen(cpt_rng *r)
 {
-    static const pct_range t[] = { { 25, 0, 0 }, { 30, 13, 13 }, { 60, 1, 32 },
-                                   { 85, 33, 256 }, { 100, 257, 600 } };
+    static const pct_range t[] = { { 25, 0, 0 }, { 30, 13, 13 }, { 60, 1, 32 }, { 85, 33, 256 },
+        { 100, 257, 600 } };
     unsigned x = (unsigned)cpt_rng_below(r, 100);
 
     return g_no_aad ? 0 : pct_pick(r, x, t);
@@ -713,8 +726,8 @@ static void free_case(gcase *c)
 
 /* Runs fn on the selected ones of cases 0..n-1 of sub-test st (messages up
  * to min(--max-len, cap) bytes). */
-static void run_cases(int st, uint64_t n, size_t cap,
-                      void (*fn)(const gcase *c, void *arg), void *arg)
+static void run_cases(int st, uint64_t n, size_t cap, void (*fn)(const gcase *c, void *arg),
+    void *arg)
 {
     for (uint64_t i = 0; i < n; i++) {
         gcase c;
@@ -732,11 +745,10 @@ static const char *case_repro(const gcase *c)
     static char buf[400];
 
     snprintf(buf, sizeof(buf),
-             "[%s ivlen=%zu aad=%zu len=%zu etag=%zu dtag=%zu inplace=%d/%d "
-             "misalign=%u/%u] repro: --seed %" PRIu64 " --only %s --case %" PRIu64,
-             g_alg[c->ai], c->ivlen, c->aadlen, c->len, c->etaglen, c->dtaglen,
-             c->inplace_e, c->inplace_d, c->off_a, c->off_b, g_o.seed,
-             sub_name(c->st), c->idx);
+        "[%s ivlen=%zu aad=%zu len=%zu etag=%zu dtag=%zu inplace=%d/%d "
+        "misalign=%u/%u] repro: --seed %" PRIu64 " --only %s --case %" PRIu64,
+        g_alg[c->ai], c->ivlen, c->aadlen, c->len, c->etaglen, c->dtaglen, c->inplace_e,
+        c->inplace_d, c->off_a, c->off_b, g_o.seed, sub_name(c->st), c->idx);
     return buf;
 }
 
@@ -753,8 +765,8 @@ static void msg_from_case(msg *m, const gcase *c, const EVP_CIPHER *cipher, int 
 }
 
 /* Input, output and tag of m; in place: in is first copied to out. */
-static void msg_io(msg *m, const unsigned char *in, unsigned char *out, size_t len,
-                   int inplace, unsigned char *tag, size_t taglen)
+static void msg_io(msg *m, const unsigned char *in, unsigned char *out, size_t len, int inplace,
+    unsigned char *tag, size_t taglen)
 {
     if (inplace) {
         if (len)
@@ -792,8 +804,7 @@ static int ref_encrypt(const gcase *c, unsigned char *ct, unsigned char tag[16])
 }
 
 /* The provider encrypts a case (its plan, in place or not) into out and tag. */
-static int prov_encrypt(const gcase *c, obuf *out, unsigned char *tag, plan *pl,
-                        exec_res *res)
+static int prov_encrypt(const gcase *c, obuf *out, unsigned char *tag, plan *pl, exec_res *res)
 {
     msg m;
 
@@ -803,8 +814,8 @@ static int prov_encrypt(const gcase *c, obuf *out, unsigned char *tag, plan *pl,
 }
 
 /* The provider decrypts ct with tag (c->dtaglen bytes, the case's plan). */
-static int prov_decrypt(const gcase *c, const unsigned char *ct, unsigned char *tag,
-                        int inplace, obuf *out, plan *pl, exec_res *res)
+static int prov_decrypt(const gcase *c, const unsigned char *ct, unsigned char *tag, int inplace,
+    obuf *out, plan *pl, exec_res *res)
 {
     msg m;
 
@@ -852,8 +863,7 @@ static void diff_case(const gcase *c)
         long at = first_diff(pct.p, rct, c->len);
         long tat = first_diff(ptag, rtag, c->etaglen);
 
-        if (chk(at < 0 && tat < 0 && obuf_canary_ok(&pct)
-                    && ERR_peek_error() == 0,
+        if (chk(at < 0 && tat < 0 && obuf_canary_ok(&pct) && ERR_peek_error() == 0,
                 "provider encrypt differs from default: ciphertext byte %ld, tag "
                 "byte %ld, canary %s, error queue %s (%d steps) %s",
                 at, tat, obuf_canary_ok(&pct) ? "ok" : "OVERWRITTEN",
@@ -866,8 +876,7 @@ static void diff_case(const gcase *c)
             msg_io(&r, pct.p, rdec.p, c->len, 0, ptag, c->etaglen);
             ok = run_msg(&r, 0, pl, &res);
             chk(ok && first_diff(rdec.p, c->pt, c->len) < 0,
-                "default cannot decrypt the provider's output (tag %zu bytes) %s",
-                c->etaglen, rp);
+                "default cannot decrypt the provider's output (tag %zu bytes) %s", c->etaglen, rp);
             obuf_free(&rdec);
         }
         take_errors();
@@ -913,8 +922,8 @@ static void test_diff(void)
     size_t sums[2] = { 0, 0 };
 
     run_cases(ST_DIFF, g_iters, SIZE_MAX, diff_one, sums);
-    cpt_info("%" PRIu64 " cases, %zu plaintext bytes, %zu cases > 128 KiB",
-             g_iters, sums[0], sums[1]);
+    cpt_info("%" PRIu64 " cases, %zu plaintext bytes, %zu cases > 128 KiB", g_iters, sums[0],
+        sums[1]);
 }
 
 /* ================================================================== */
@@ -922,14 +931,12 @@ static void test_diff(void)
 /* ================================================================== */
 
 enum { TM_TAG, TM_CT, TM_AAD, TM_IV, TM_KEY, TM_TAGLEN, TM_N };
-static const char *const tm_names[TM_N] = { "tag", "ciphertext", "aad", "iv",
-                                            "key", "tag-length" };
+static const char *const tm_names[TM_N] = { "tag", "ciphertext", "aad", "iv", "key", "tag-length" };
 
 /* Decrypts with a tampered input on cipher; returns exec result. */
 static int tamper_decrypt(const gcase *c, const EVP_CIPHER *cipher, int what,
-                          const unsigned char *ct, const unsigned char *tag,
-                          uint64_t planseed, cpt_rng *r, plan *pl, exec_res *res,
-                          int *had_err)
+    const unsigned char *ct, const unsigned char *tag, uint64_t planseed, cpt_rng *r, plan *pl,
+    exec_res *res, int *had_err)
 {
     unsigned char t[16], key[32];
     unsigned char *iv = xmemdup(c->iv, c->ivlen);
@@ -1003,10 +1010,8 @@ static void tamper_case(const gcase *c, void *unused)
         /* same modification on both providers */
         r1 = r;
         r2 = r;
-        pok = tamper_decrypt(c, g_tc[c->ai], what, rct, rtag, c->plan_d, &r1, pl,
-                             &pres, &perr);
-        rok = tamper_decrypt(c, g_rc[c->ai], what, rct, rtag, 0, &r2, rpl, &rres,
-                             &rerr);
+        pok = tamper_decrypt(c, g_tc[c->ai], what, rct, rtag, c->plan_d, &r1, pl, &pres, &perr);
+        rok = tamper_decrypt(c, g_rc[c->ai], what, rct, rtag, 0, &r2, rpl, &rres, &rerr);
         r = r1;
         describe_res(pl, &pres, d, sizeof(d));
         snprintf(what_s, sizeof(what_s), "tampered %s: provider decrypt", tm_names[what]);
@@ -1016,8 +1021,7 @@ static void tamper_case(const gcase *c, void *unused)
             continue;
         }
         if (!chk(!pok && pres.why == WHY_RC && pres.kind == K_FINAL,
-                 "%s: expected final to fail, got %s %s", what_s,
-                 pok ? "success" : d, rp))
+                "%s: expected final to fail, got %s %s", what_s, pok ? "success" : d, rp))
             continue;
         need_error(perr, rerr, what_s, rp);
     }
@@ -1040,11 +1044,10 @@ static const char *g_argv0;
 
 /* Runs one KAT direction; returns 1 on the expected outcome. */
 static int kat_run(const EVP_CIPHER *cipher, int enc, const unsigned char *key,
-                   const unsigned char *iv, size_t ivlen, const unsigned char *aad,
-                   size_t aadlen, const unsigned char *in, size_t len,
-                   const unsigned char *expect, const unsigned char *tag,
-                   size_t taglen, int expect_fail, uint64_t planseed, int inplace,
-                   char *why, size_t whylen, int *had_err)
+    const unsigned char *iv, size_t ivlen, const unsigned char *aad, size_t aadlen,
+    const unsigned char *in, size_t len, const unsigned char *expect, const unsigned char *tag,
+    size_t taglen, int expect_fail, uint64_t planseed, int inplace, char *why, size_t whylen,
+    int *had_err)
 {
     obuf out;
     unsigned char t[16];
@@ -1080,13 +1083,13 @@ static int kat_run(const EVP_CIPHER *cipher, int enc, const unsigned char *key,
     } else if (first_diff(out.p, expect, len) >= 0) {
         good = 0;
         snprintf(why, whylen, "%s differs at byte %ld", enc ? "ciphertext" : "plaintext",
-                 first_diff(out.p, expect, len));
+            first_diff(out.p, expect, len));
     } else if (enc && first_diff(t, tag, taglen) >= 0) {
         char h1[40], h2[40];
 
         good = 0;
         snprintf(why, whylen, "tag %s, expected %s", cpt_hex_encode(t, taglen, h1),
-                 cpt_hex_encode(tag, taglen, h2));
+            cpt_hex_encode(tag, taglen, h2));
     } else {
         good = obuf_canary_ok(&out);
         if (!good)
@@ -1132,10 +1135,9 @@ static void test_kat(void)
         bad |= cpt_record_get_hex(rec, "Ciphertext", &ct, &ctl) < 0;
         dec_only = op != NULL && strcasecmp(op, "DECRYPT") == 0;
         expect_fail = result != NULL && strcasecmp(result, "CIPHERFINAL_ERROR") == 0;
-        if (ai < 0 || bad || ptl != ctl || tagl < 1 || tagl > 16
-            || keyl != g_klen[ai]) {
-            chk(0, "gcm_kat.txt record at line %d (OpenSSL line %s) is malformed",
-                rec->line, line ? line : "?");
+        if (ai < 0 || bad || ptl != ctl || tagl < 1 || tagl > 16 || keyl != g_klen[ai]) {
+            chk(0, "gcm_kat.txt record at line %d (OpenSSL line %s) is malformed", rec->line,
+                line ? line : "?");
         } else {
             /* (cipher, enc, planseed, inplace) variants; variant 0 on the
              * reference validates the vector itself */
@@ -1148,14 +1150,13 @@ static void test_kat(void)
 
                     if (enc && (dec_only || expect_fail))
                         continue;
-                    if (!kat_run(cipher, enc, key, iv, ivl, aad, aadl,
-                                 enc ? pt : ct, ptl, enc ? ct : pt, tag, tagl,
-                                 !enc && expect_fail, ps, v == 3, why, sizeof(why),
-                                 &herr)) {
-                        chk(0, "KAT line %d (OpenSSL evpciph_aes_common.txt:%s) %s "
+                    if (!kat_run(cipher, enc, key, iv, ivl, aad, aadl, enc ? pt : ct, ptl,
+                            enc ? ct : pt, tag, tagl, !enc && expect_fail, ps, v == 3, why,
+                            sizeof(why), &herr)) {
+                        chk(0,
+                            "KAT line %d (OpenSSL evpciph_aes_common.txt:%s) %s "
                             "%s%s%s ivlen=%zu aad=%zu len=%zu tag=%zu: %s",
-                            rec->line, line ? line : "?", g_alg[ai],
-                            enc ? "encrypt" : "decrypt",
+                            rec->line, line ? line : "?", g_alg[ai], enc ? "encrypt" : "decrypt",
                             v == 0 ? " by the DEFAULT provider (vector bad?)"
                                    : (v == 1 ? " (plain calls)" : " (split updates)"),
                             v == 3 ? " in place" : "", ivl, aadl, ptl, tagl, why);
@@ -1198,8 +1199,8 @@ typedef struct {
 } pval;
 
 /* Gets one parameter of a cipher (ctx == NULL) or a context. */
-static void pget(EVP_CIPHER *cipher, EVP_CIPHER_CTX *ctx, const char *key,
-                 unsigned type, size_t osz, pval *v)
+static void pget(EVP_CIPHER *cipher, EVP_CIPHER_CTX *ctx, const char *key, unsigned type,
+    size_t osz, pval *v)
 {
     OSSL_PARAM p[2];
 
@@ -1222,8 +1223,8 @@ static void pget(EVP_CIPHER *cipher, EVP_CIPHER_CTX *ctx, const char *key,
         break;
     }
     p[1] = OSSL_PARAM_construct_end();
-    v->rc = (ctx != NULL ? EVP_CIPHER_CTX_get_params(ctx, p)
-                         : EVP_CIPHER_get_params(cipher, p)) > 0;
+    v->rc =
+        (ctx != NULL ? EVP_CIPHER_CTX_get_params(ctx, p) : EVP_CIPHER_get_params(cipher, p)) > 0;
     v->modified = OSSL_PARAM_modified(&p[0]);
     v->rsz = p[0].return_size;
     ERR_clear_error();
@@ -1236,13 +1237,11 @@ static void pget(EVP_CIPHER *cipher, EVP_CIPHER_CTX *ctx, const char *key,
  */
 static int strict_param(const char *key)
 {
-    static const char *const strict[] = {
-        OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN, OSSL_CIPHER_PARAM_AEAD_TAGLEN,
-        OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_AEAD_TAG, OSSL_CIPHER_PARAM_MODE,
-        OSSL_CIPHER_PARAM_BLOCK_SIZE, OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CUSTOM_IV,
-        OSSL_CIPHER_PARAM_CTS, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
-        OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL
-    };
+    static const char *const strict[] = { OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN,
+        OSSL_CIPHER_PARAM_AEAD_TAGLEN, OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_AEAD_TAG,
+        OSSL_CIPHER_PARAM_MODE, OSSL_CIPHER_PARAM_BLOCK_SIZE, OSSL_CIPHER_PARAM_AEAD,
+        OSSL_CIPHER_PARAM_CUSTOM_IV, OSSL_CIPHER_PARAM_CTS, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
+        OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL };
 
     for (int i = 0; strict[i] != NULL; i++)
         if (strcmp(strict[i], key) == 0)
@@ -1269,15 +1268,13 @@ static int pdiff(const char *key, const char *fmt, ...)
             return 0;
     if (nnoted < 16)
         snprintf(noted[nnoted++], sizeof(noted[0]), "%s", key);
-    cpt_note("%s (non-essential parameter; further differences of \"%s\" not shown)",
-             buf, key);
+    cpt_note("%s (non-essential parameter; further differences of \"%s\" not shown)", buf, key);
     return 0;
 }
 
 /* Compares one parameter on both sides; returns 1 when equal. */
-static int pcmp(const char *where, const char *key, unsigned type, size_t osz,
-                EVP_CIPHER *tc, EVP_CIPHER_CTX *tctx, EVP_CIPHER *rc,
-                EVP_CIPHER_CTX *rctx)
+static int pcmp(const char *where, const char *key, unsigned type, size_t osz, EVP_CIPHER *tc,
+    EVP_CIPHER_CTX *tctx, EVP_CIPHER *rc, EVP_CIPHER_CTX *rctx)
 {
     pval a, b;
     char ha[330], hb[330];
@@ -1285,29 +1282,26 @@ static int pcmp(const char *where, const char *key, unsigned type, size_t osz,
     pget(tc, tctx, key, type, osz, &a);
     pget(rc, rctx, key, type, osz, &b);
     if (a.rc != b.rc)
-        return pdiff(key, "%s: get \"%s\" returns %d on the provider, %d on default",
-                     where, key, a.rc, b.rc);
+        return pdiff(key, "%s: get \"%s\" returns %d on the provider, %d on default", where, key,
+            a.rc, b.rc);
     if (!a.rc)
         return cpt_count(1);
     switch (type) {
     case OSSL_PARAM_INTEGER:
         if (a.i != b.i)
-            return pdiff(key, "%s: \"%s\" = %" PRId64 ", default %" PRId64, where,
-                         key, a.i, b.i);
+            return pdiff(key, "%s: \"%s\" = %" PRId64 ", default %" PRId64, where, key, a.i, b.i);
         return cpt_count(1);
     case OSSL_PARAM_UNSIGNED_INTEGER:
         if (a.u != b.u)
-            return pdiff(key, "%s: \"%s\" = %" PRIu64 ", default %" PRIu64, where,
-                         key, a.u, b.u);
+            return pdiff(key, "%s: \"%s\" = %" PRIu64 ", default %" PRIu64, where, key, a.u, b.u);
         return cpt_count(1);
     default:
         if (a.rsz != b.rsz || a.rsz > sizeof(a.b) || memcmp(a.b, b.b, a.rsz) != 0) {
             size_t la = a.rsz < sizeof(a.b) ? a.rsz : sizeof(a.b);
             size_t lb = b.rsz < sizeof(b.b) ? b.rsz : sizeof(b.b);
 
-            return pdiff(key, "%s: \"%s\" = %s (%zu bytes), default %s (%zu bytes)",
-                         where, key, cpt_hex_encode(a.b, la, ha), a.rsz,
-                         cpt_hex_encode(b.b, lb, hb), b.rsz);
+            return pdiff(key, "%s: \"%s\" = %s (%zu bytes), default %s (%zu bytes)", where, key,
+                cpt_hex_encode(a.b, la, ha), a.rsz, cpt_hex_encode(b.b, lb, hb), b.rsz);
         }
         return cpt_count(1);
     }
@@ -1325,8 +1319,8 @@ static void cmp_lists(const char *what, const OSSL_PARAM *t, const OSSL_PARAM *r
             strncat(missing, " ", sizeof(missing) - strlen(missing) - 1);
             strncat(missing, p->key, sizeof(missing) - strlen(missing) - 1);
         } else if (q->data_type != p->data_type) {
-            cpt_note("%s: \"%s\" has data type %u, default %u", what, p->key,
-                     q->data_type, p->data_type);
+            cpt_note("%s: \"%s\" has data type %u, default %u", what, p->key, q->data_type,
+                p->data_type);
         }
     }
     for (const OSSL_PARAM *p = t; p != NULL && p->key != NULL; p++)
@@ -1335,14 +1329,12 @@ static void cmp_lists(const char *what, const OSSL_PARAM *t, const OSSL_PARAM *r
             strncat(extra, p->key, sizeof(extra) - strlen(extra) - 1);
         }
     chk(t != NULL && missing[0] == '\0' && extra[0] == '\0',
-        "%s: list %s; missing vs default:%s; extra:%s", what,
-        t == NULL ? "is NULL" : "differs", missing[0] ? missing : " none",
-        extra[0] ? extra : " none");
+        "%s: list %s; missing vs default:%s; extra:%s", what, t == NULL ? "is NULL" : "differs",
+        missing[0] ? missing : " none", extra[0] ? extra : " none");
 }
 
 /* Compares every gettable ctx parameter of default's list. */
-static void pcmp_all_ctx(const char *where, int ai, EVP_CIPHER_CTX *tctx,
-                         EVP_CIPHER_CTX *rctx)
+static void pcmp_all_ctx(const char *where, int ai, EVP_CIPHER_CTX *tctx, EVP_CIPHER_CTX *rctx)
 {
     const OSSL_PARAM *list = EVP_CIPHER_gettable_ctx_params(g_rc[ai]);
 
@@ -1372,8 +1364,7 @@ static void pcmp_all_ctx(const char *where, int ai, EVP_CIPHER_CTX *tctx,
  * key+iv, 3 mid stream (data, no AAD), 4 after final (dec: 8-byte tag set).
  */
 static int drive_state(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, int enc, int state,
-                       const unsigned char *key, const unsigned char *iv,
-                       const unsigned char *tag)
+    const unsigned char *key, const unsigned char *iv, const unsigned char *tag)
 {
     unsigned char buf[64], data[40];
     int l;
@@ -1433,8 +1424,8 @@ static void iv_gen_message(EVP_CIPHER_CTX *ctx, int enc)
 static void test_iv_generated(int ai, const unsigned char *key, const unsigned char *iv)
 {
     static const char *const cases[] = { "enc key+iv", "enc key only", "enc key only, then key+iv",
-                                         "dec key only", "enc TLS fixed IV", "dec TLS fixed IV",
-                                         "copy of enc key only", "enc key+iv, then key only" };
+        "dec key only", "enc TLS fixed IV", "dec TLS fixed IV", "copy of enc key only",
+        "enc key+iv, then key only" };
     EVP_CIPHER *tc = g_tc[ai], *rc = g_rc[ai];
     char where[160];
 
@@ -1479,10 +1470,9 @@ static void test_iv_generated(int ai, const unsigned char *key, const unsigned c
 
 static void test_params(void)
 {
-    static const char *const states[] = { "after init(cipher)", "after init(key,iv)",
-                                          "ivlen 16", "mid stream", "after final" };
-    static const int ivlens[] = { 1, 8, 11, 12, 13, 16, 60, 64, 100, 127, 128,
-                                  129, 0, 256, -1 };
+    static const char *const states[] = { "after init(cipher)", "after init(key,iv)", "ivlen 16",
+        "mid stream", "after final" };
+    static const int ivlens[] = { 1, 8, 11, 12, 13, 16, 60, 64, 100, 127, 128, 129, 0, 256, -1 };
     unsigned char key[32], iv[256], dtag[16];
     char where[160];
 
@@ -1497,14 +1487,12 @@ static void test_params(void)
 
         /* algorithm level */
         snprintf(where, sizeof(where), "%s cipher", g_alg[ai]);
-        chk(EVP_CIPHER_get_mode(tc) == EVP_CIPH_GCM_MODE,
-            "%s: mode %d, expected EVP_CIPH_GCM_MODE", where, EVP_CIPHER_get_mode(tc));
+        chk(EVP_CIPHER_get_mode(tc) == EVP_CIPH_GCM_MODE, "%s: mode %d, expected EVP_CIPH_GCM_MODE",
+            where, EVP_CIPHER_get_mode(tc));
         chk((EVP_CIPHER_get_flags(tc) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0,
-            "%s: EVP_CIPH_FLAG_AEAD_CIPHER not set (flags %#lx)", where,
-            EVP_CIPHER_get_flags(tc));
-        chk(EVP_CIPHER_get_flags(tc) == EVP_CIPHER_get_flags(rc),
-            "%s: flags %#lx, default %#lx", where, EVP_CIPHER_get_flags(tc),
-            EVP_CIPHER_get_flags(rc));
+            "%s: EVP_CIPH_FLAG_AEAD_CIPHER not set (flags %#lx)", where, EVP_CIPHER_get_flags(tc));
+        chk(EVP_CIPHER_get_flags(tc) == EVP_CIPHER_get_flags(rc), "%s: flags %#lx, default %#lx",
+            where, EVP_CIPHER_get_flags(tc), EVP_CIPHER_get_flags(rc));
         chk(EVP_CIPHER_get_block_size(tc) == 1, "%s: block size %d", where,
             EVP_CIPHER_get_block_size(tc));
         chk(EVP_CIPHER_get_key_length(tc) == (int)g_klen[ai]
@@ -1512,8 +1500,8 @@ static void test_params(void)
             "%s: key length %d", where, EVP_CIPHER_get_key_length(tc));
         chk(EVP_CIPHER_get_iv_length(tc) == 12, "%s: iv length %d", where,
             EVP_CIPHER_get_iv_length(tc));
-        chk(EVP_CIPHER_get_nid(tc) == EVP_CIPHER_get_nid(rc), "%s: nid %d, default %d",
-            where, EVP_CIPHER_get_nid(tc), EVP_CIPHER_get_nid(rc));
+        chk(EVP_CIPHER_get_nid(tc) == EVP_CIPHER_get_nid(rc), "%s: nid %d, default %d", where,
+            EVP_CIPHER_get_nid(tc), EVP_CIPHER_get_nid(rc));
         chk(EVP_CIPHER_is_a(tc, g_alg[ai]) && EVP_CIPHER_is_a(tc, EVP_CIPHER_get0_name(rc)),
             "%s: EVP_CIPHER_is_a fails (name %s)", where, EVP_CIPHER_get0_name(tc));
         for (const OSSL_PARAM *p = gl; p != NULL && p->key != NULL; p++)
@@ -1522,11 +1510,9 @@ static void test_params(void)
         snprintf(where, sizeof(where), "%s gettable_params", g_alg[ai]);
         cmp_lists(where, EVP_CIPHER_gettable_params(tc), gl);
         snprintf(where, sizeof(where), "%s gettable_ctx_params", g_alg[ai]);
-        cmp_lists(where, EVP_CIPHER_gettable_ctx_params(tc),
-                  EVP_CIPHER_gettable_ctx_params(rc));
+        cmp_lists(where, EVP_CIPHER_gettable_ctx_params(tc), EVP_CIPHER_gettable_ctx_params(rc));
         snprintf(where, sizeof(where), "%s settable_ctx_params", g_alg[ai]);
-        cmp_lists(where, EVP_CIPHER_settable_ctx_params(tc),
-                  EVP_CIPHER_settable_ctx_params(rc));
+        cmp_lists(where, EVP_CIPHER_settable_ctx_params(tc), EVP_CIPHER_settable_ctx_params(rc));
 
         /* context level, per state */
         memset(dtag, 0x77, sizeof(dtag));
@@ -1535,23 +1521,22 @@ static void test_params(void)
                 EVP_CIPHER_CTX *tx = EVP_CIPHER_CTX_new(), *rx = EVP_CIPHER_CTX_new();
                 int a, b;
 
-                snprintf(where, sizeof(where), "%s %s ctx %s", g_alg[ai],
-                         enc ? "enc" : "dec", states[st]);
+                snprintf(where, sizeof(where), "%s %s ctx %s", g_alg[ai], enc ? "enc" : "dec",
+                    states[st]);
                 a = drive_state(tx, tc, enc, st, key, iv, dtag);
                 b = drive_state(rx, rc, enc, st, key, iv, dtag);
                 ERR_clear_error();
                 /* dec final fails on both (the tag is made up) */
-                if (chk(a == b, "%s: reaching the state returns %d, default %d",
-                        where, a, b)
+                if (chk(a == b, "%s: reaching the state returns %d, default %d", where, a, b)
                     && (a || st == 4)) {
                     pcmp_all_ctx(where, ai, tx, rx);
                     if (st == 1) {
-                        snprintf(where, sizeof(where), "%s %s ctx gettable/settable",
-                                 g_alg[ai], enc ? "enc" : "dec");
+                        snprintf(where, sizeof(where), "%s %s ctx gettable/settable", g_alg[ai],
+                            enc ? "enc" : "dec");
                         cmp_lists(where, EVP_CIPHER_CTX_gettable_params(tx),
-                                  EVP_CIPHER_CTX_gettable_params(rx));
+                            EVP_CIPHER_CTX_gettable_params(rx));
                         cmp_lists(where, EVP_CIPHER_CTX_settable_params(tx),
-                                  EVP_CIPHER_CTX_settable_params(rx));
+                            EVP_CIPHER_CTX_settable_params(rx));
                     }
                 }
                 EVP_CIPHER_CTX_free(tx);
@@ -1566,7 +1551,7 @@ static void test_params(void)
                 int a, b;
 
                 snprintf(where, sizeof(where), "%s %s SET_IVLEN(%d)", g_alg[ai],
-                         enc ? "enc" : "dec", ivlens[k]);
+                    enc ? "enc" : "dec", ivlens[k]);
                 EVP_CipherInit_ex(tx, tc, NULL, NULL, NULL, enc);
                 EVP_CipherInit_ex(rx, rc, NULL, NULL, NULL, enc);
                 a = EVP_CIPHER_CTX_ctrl(tx, EVP_CTRL_AEAD_SET_IVLEN, ivlens[k], NULL) > 0;
@@ -1580,10 +1565,9 @@ static void test_params(void)
                 b = EVP_CipherInit_ex(rx, NULL, NULL, key, iv, enc) > 0;
                 ERR_clear_error();
                 chk(a == b, "%s: then init(key,iv) returns %d, default %d", where, a, b);
-                pcmp(where, OSSL_CIPHER_PARAM_IVLEN, OSSL_PARAM_UNSIGNED_INTEGER, 0,
-                     NULL, tx, NULL, rx);
-                pcmp(where, OSSL_CIPHER_PARAM_IV, OSSL_PARAM_OCTET_STRING, 128, NULL,
-                     tx, NULL, rx);
+                pcmp(where, OSSL_CIPHER_PARAM_IVLEN, OSSL_PARAM_UNSIGNED_INTEGER, 0, NULL, tx, NULL,
+                    rx);
+                pcmp(where, OSSL_CIPHER_PARAM_IV, OSSL_PARAM_OCTET_STRING, 128, NULL, tx, NULL, rx);
                 EVP_CIPHER_CTX_free(tx);
                 EVP_CIPHER_CTX_free(rx);
             }
@@ -1601,8 +1585,8 @@ static void test_params(void)
             b = EVP_CIPHER_CTX_ctrl(rx, EVP_CTRL_AEAD_SET_TAG, n, dtag) > 0;
             ERR_clear_error();
             chk(a == b, "%s returns %d, default %d", where, a, b);
-            pcmp(where, OSSL_CIPHER_PARAM_AEAD_TAGLEN, OSSL_PARAM_UNSIGNED_INTEGER, 0,
-                 NULL, tx, NULL, rx);
+            pcmp(where, OSSL_CIPHER_PARAM_AEAD_TAGLEN, OSSL_PARAM_UNSIGNED_INTEGER, 0, NULL, tx,
+                NULL, rx);
             EVP_CIPHER_CTX_free(tx);
             EVP_CIPHER_CTX_free(rx);
         }
@@ -1626,8 +1610,8 @@ static void test_params(void)
             chk(a == b && memcmp(t1, t2, sizeof(t1)) == 0,
                 "%s: returns %d (default %d), tag bytes %s", where, a, b,
                 memcmp(t1, t2, sizeof(t1)) == 0 ? "equal" : "DIFFER");
-            pcmp(where, OSSL_CIPHER_PARAM_AEAD_TAGLEN, OSSL_PARAM_UNSIGNED_INTEGER, 0,
-                 NULL, tx, NULL, rx);
+            pcmp(where, OSSL_CIPHER_PARAM_AEAD_TAGLEN, OSSL_PARAM_UNSIGNED_INTEGER, 0, NULL, tx,
+                NULL, rx);
             EVP_CIPHER_CTX_free(tx);
             EVP_CIPHER_CTX_free(rx);
         }
@@ -1640,13 +1624,36 @@ static void test_params(void)
 /* ================================================================== */
 
 enum {
-    N_SETKEYLEN_NOKEY, N_SETKEYLEN_KEYED, N_UPD_NOKEY, N_AAD_NOKEY, N_UPD_NOIV_DEC,
-    N_UPD_NOIV_ENC, N_FINAL_NOTAG, N_SETTAG_LEN, N_SETTAG_ENC, N_UNKNOWN_PARAM,
-    N_UNKNOWN_PLUS_IVLEN, N_SET_PADDING, N_WRONGTYPE, N_GETTAG_SIZE,
-    N_GETTAG_BEFORE_FINAL, N_GETTAG_DEC, N_AAD_AFTER_DATA, N_UPD_AFTER_FINAL,
-    N_FINAL_TWICE, N_IVLEN_BAD, N_IVFIXED_BAD, N_TLSAAD_BAD, N_TLS_NOT_INPLACE,
-    N_TLS_SHORT, N_IVGEN_NOFIXED, N_SETIVINV_ENC, N_REINIT_NOIV_DEC,
-    N_UNKNOWN_CTRL, N_SETTAG_NULL_DEC, N_NEG_DEC_AFTER_BADFINAL
+    N_SETKEYLEN_NOKEY,
+    N_SETKEYLEN_KEYED,
+    N_UPD_NOKEY,
+    N_AAD_NOKEY,
+    N_UPD_NOIV_DEC,
+    N_UPD_NOIV_ENC,
+    N_FINAL_NOTAG,
+    N_SETTAG_LEN,
+    N_SETTAG_ENC,
+    N_UNKNOWN_PARAM,
+    N_UNKNOWN_PLUS_IVLEN,
+    N_SET_PADDING,
+    N_WRONGTYPE,
+    N_GETTAG_SIZE,
+    N_GETTAG_BEFORE_FINAL,
+    N_GETTAG_DEC,
+    N_AAD_AFTER_DATA,
+    N_UPD_AFTER_FINAL,
+    N_FINAL_TWICE,
+    N_IVLEN_BAD,
+    N_IVFIXED_BAD,
+    N_TLSAAD_BAD,
+    N_TLS_NOT_INPLACE,
+    N_TLS_SHORT,
+    N_IVGEN_NOFIXED,
+    N_SETIVINV_ENC,
+    N_REINIT_NOIV_DEC,
+    N_UNKNOWN_CTRL,
+    N_SETTAG_NULL_DEC,
+    N_NEG_DEC_AFTER_BADFINAL
 };
 
 typedef struct {
@@ -1742,22 +1749,20 @@ static int neg_ct(const EVP_CIPHER *c, unsigned char ct[20], unsigned char tag[1
 
     memset(in, 0x42, sizeof(in));
     ok = EVP_EncryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-         && EVP_EncryptUpdate(ctx, ct, &l, in, 20) > 0
-         && EVP_EncryptFinal_ex(ctx, ct + 20, &l) > 0
-         && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0;
+        && EVP_EncryptUpdate(ctx, ct, &l, in, 20) > 0 && EVP_EncryptFinal_ex(ctx, ct + 20, &l) > 0
+        && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0;
     EVP_CIPHER_CTX_free(ctx);
     return ok;
 }
 
 /* Encrypts 20 bytes of in on ctx (no AAD) through final. */
-static int neg_enc_final(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c,
-                         const unsigned char *in, unsigned char *out)
+static int neg_enc_final(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, const unsigned char *in,
+    unsigned char *out)
 {
     int l;
 
     return EVP_EncryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-           && EVP_EncryptUpdate(ctx, out, &l, in, 20) > 0
-           && EVP_EncryptFinal_ex(ctx, out, &l) > 0;
+        && EVP_EncryptUpdate(ctx, out, &l, in, 20) > 0 && EVP_EncryptFinal_ex(ctx, out, &l) > 0;
 }
 
 /*
@@ -1765,15 +1770,15 @@ static int neg_enc_final(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c,
  * including) final; the data update gets 20 bytes of in, or of the real
  * ciphertext when in is NULL.
  */
-static int neg_dec_start(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c,
-                         const unsigned char *in, unsigned char *out)
+static int neg_dec_start(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, const unsigned char *in,
+    unsigned char *out)
 {
     unsigned char ct[40], tag[16];
     int l;
 
     return neg_ct(c, ct, tag) && EVP_DecryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-           && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
-           && EVP_DecryptUpdate(ctx, out, &l, in != NULL ? in : ct, 20) > 0;
+        && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
+        && EVP_DecryptUpdate(ctx, out, &l, in != NULL ? in : ct, 20) > 0;
 }
 
 /*
@@ -1795,23 +1800,24 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
     *err = 0;
     if (ctx == NULL)
         return -1;
-#define SETUP(x)          \
-    do {                  \
-        if (!(x))         \
-            goto out;     \
+#define SETUP(x)      \
+    do {              \
+        if (!(x))     \
+            goto out; \
     } while (0)
-#define CALL(x)                             \
-    do {                                    \
-        ERR_clear_error();                  \
-        rc = (x);                           \
-        *err = ERR_peek_error() != 0;       \
+#define CALL(x)                       \
+    do {                              \
+        ERR_clear_error();            \
+        rc = (x);                     \
+        *err = ERR_peek_error() != 0; \
     } while (0)
 
     switch (nc->id) {
     case N_SETKEYLEN_NOKEY:
         SETUP(EVP_EncryptInit_ex(ctx, c, NULL, NULL, NULL) > 0);
         CALL(EVP_CIPHER_CTX_set_key_length(ctx, nc->arg == -100 ? 0 : keylen + nc->arg) > 0);
-        if (rc == 1 && EVP_CIPHER_CTX_get_key_length(ctx) != keylen + (nc->arg == -100 ? -keylen : nc->arg))
+        if (rc == 1
+            && EVP_CIPHER_CTX_get_key_length(ctx) != keylen + (nc->arg == -100 ? -keylen : nc->arg))
             rc = 2; /* claimed success but the key length did not change */
         break;
     case N_SETKEYLEN_KEYED:
@@ -1838,7 +1844,7 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         SETUP(EVP_DecryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0);
         if (nc->arg == 0)
             SETUP(EVP_DecryptUpdate(ctx, NULL, &l, buf, 5) > 0
-                  && EVP_DecryptUpdate(ctx, out, &l, buf, 20) > 0);
+                && EVP_DecryptUpdate(ctx, out, &l, buf, 20) > 0);
         CALL(EVP_DecryptFinal_ex(ctx, out, &l) > 0);
         break;
     case N_SETTAG_LEN:
@@ -1854,8 +1860,8 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         CALL(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, nc->arg, NULL) > 0);
         break;
     case N_UNKNOWN_PARAM:
-        SETUP(EVP_EncryptInit_ex(ctx, c, NULL, nc->arg ? NULL : neg_key,
-                                 nc->arg ? NULL : neg_iv) > 0);
+        SETUP(EVP_EncryptInit_ex(ctx, c, NULL, nc->arg ? NULL : neg_key, nc->arg ? NULL : neg_iv)
+            > 0);
         prm[0] = OSSL_PARAM_construct_uint("cpt-no-such-param", &ui);
         prm[1] = OSSL_PARAM_construct_end();
         CALL(EVP_CIPHER_CTX_set_params(ctx, prm) > 0);
@@ -1878,12 +1884,11 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         SETUP(EVP_CipherInit_ex(ctx, c, NULL, NULL, NULL, nc->arg == 2 ? 0 : 1) > 0);
         switch (nc->arg) {
         case 0:
-            prm[0] = OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_AEAD_IVLEN,
-                                                      (char *)"16", 0);
+            prm[0] =
+                OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_AEAD_IVLEN, (char *)"16", 0);
             break;
         case 1:
-            prm[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_IVLEN,
-                                                       buf, 8);
+            prm[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_IVLEN, buf, 8);
             break;
         case 2:
             prm[0] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_AEAD_TAG, &ui);
@@ -1897,7 +1902,7 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
             break;
         default:
             prm[0] = OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED,
-                                                      (char *)"abcd", 0);
+                (char *)"abcd", 0);
             break;
         }
         prm[1] = OSSL_PARAM_construct_end();
@@ -1907,7 +1912,7 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         SETUP(neg_enc_final(ctx, c, buf, out));
         if (nc->arg >= 1000) {
             prm[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, out,
-                                                       (size_t)(nc->arg - 1000));
+                (size_t)(nc->arg - 1000));
             prm[1] = OSSL_PARAM_construct_end();
             CALL(EVP_CIPHER_CTX_get_params(ctx, prm) > 0);
         } else {
@@ -1916,7 +1921,7 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         break;
     case N_GETTAG_BEFORE_FINAL:
         SETUP(EVP_EncryptInit_ex(ctx, c, NULL, neg_key, neg_iv) > 0
-              && EVP_EncryptUpdate(ctx, out, &l, buf, 20) > 0);
+            && EVP_EncryptUpdate(ctx, out, &l, buf, 20) > 0);
         CALL(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, out) > 0);
         break;
     case N_GETTAG_DEC:
@@ -1925,8 +1930,8 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         break;
     case N_AAD_AFTER_DATA:
         SETUP(EVP_CipherInit_ex(ctx, c, NULL, neg_key, neg_iv, enc) > 0
-              && EVP_CipherUpdate(ctx, NULL, &l, buf, 7) > 0
-              && EVP_CipherUpdate(ctx, out, &l, buf, 20) > 0);
+            && EVP_CipherUpdate(ctx, NULL, &l, buf, 7) > 0
+            && EVP_CipherUpdate(ctx, out, &l, buf, 20) > 0);
         CALL(EVP_CipherUpdate(ctx, NULL, &l, buf, 7) > 0);
         break;
     case N_UPD_AFTER_FINAL:
@@ -1934,8 +1939,7 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         if (enc)
             SETUP(neg_enc_final(ctx, c, buf, out));
         else
-            SETUP(neg_dec_start(ctx, c, NULL, out)
-                  && EVP_DecryptFinal_ex(ctx, out, &l) > 0);
+            SETUP(neg_dec_start(ctx, c, NULL, out) && EVP_DecryptFinal_ex(ctx, out, &l) > 0);
         if (nc->id == N_FINAL_TWICE)
             CALL(EVP_CipherFinal_ex(ctx, out, &l) > 0);
         else
@@ -1944,10 +1948,10 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
     case N_REINIT_NOIV_DEC:
         if (enc)
             SETUP(neg_enc_final(ctx, c, buf, out)
-                  && EVP_EncryptInit_ex(ctx, NULL, NULL, neg_key, NULL) > 0);
+                && EVP_EncryptInit_ex(ctx, NULL, NULL, neg_key, NULL) > 0);
         else
             SETUP(neg_dec_start(ctx, c, NULL, out) && EVP_DecryptFinal_ex(ctx, out, &l) > 0
-                  && EVP_DecryptInit_ex(ctx, NULL, NULL, neg_key, NULL) > 0);
+                && EVP_DecryptInit_ex(ctx, NULL, NULL, neg_key, NULL) > 0);
         CALL(EVP_CipherUpdate(ctx, out, &l, buf, 16) > 0);
         break;
     case N_NEG_DEC_AFTER_BADFINAL:
@@ -1970,7 +1974,7 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         aad[10] = 3;
         enc = nc->arg != 101;
         SETUP(EVP_CipherInit_ex(ctx, c, NULL, neg_key, NULL, enc) > 0
-              && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, buf) > 0);
+            && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, buf) > 0);
         if (nc->arg >= 100) {
             aad[12] = nc->arg == 100 ? 7 : 23;
             CALL(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) > 0);
@@ -1992,7 +1996,7 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         aad[10] = 3;
         aad[12] = (unsigned char)(enc ? reclen - 16 : reclen);
         SETUP(EVP_CipherInit_ex(ctx, c, NULL, neg_key, NULL, enc) > 0
-              && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, buf) > 0);
+            && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, buf) > 0);
         if (nc->id == N_TLS_SHORT) {
             /* the AAD itself may already be refused; then that is the call */
             ERR_clear_error();
@@ -2015,7 +2019,7 @@ static int neg_run(const neg_case *nc, const EVP_CIPHER *c, int ai, int *err)
         break;
     case N_SETIVINV_ENC:
         SETUP(EVP_EncryptInit_ex(ctx, c, NULL, neg_key, NULL) > 0
-              && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, buf) > 0);
+            && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, buf) > 0);
         CALL(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_INV, 8, buf) > 0);
         break;
     case N_UNKNOWN_CTRL:
@@ -2049,8 +2053,14 @@ static void test_negative(void)
                 continue;
             }
             if (!chk(a == b, "%s: provider %s, default %s", what,
-                     a < 0 ? "fails in the setup" : a == 0 ? "fails" : a == 1 ? "succeeds" : a == 2 ? "claims success without effect" : "refuses the TLS AAD",
-                     b == 0 ? "fails" : b == 1 ? "succeeds" : "refuses the TLS AAD"))
+                    a < 0        ? "fails in the setup"
+                        : a == 0 ? "fails"
+                        : a == 1 ? "succeeds"
+                        : a == 2 ? "claims success without effect"
+                                 : "refuses the TLS AAD",
+                    b == 0       ? "fails"
+                        : b == 1 ? "succeeds"
+                                 : "refuses the TLS AAD"))
                 continue;
             if ((a == 0 || a == 3) && !nc->evp_only)
                 need_error(perr, rerr, what, "");
@@ -2070,7 +2080,7 @@ static void test_negative(void)
 static size_t pick_record_len(cpt_rng *r)
 {
     static const pct_range t[] = { { 5, 0, 0 }, { 35, 1, 64 }, { 75, 65, 1500 },
-                                   { 90, 1501, 16383 }, { 100, 16384, 16384 } };
+        { 90, 1501, 16383 }, { 100, 16384, 16384 } };
 
     return pct_pick(r, (unsigned)cpt_rng_below(r, 100), t);
 }
@@ -2088,7 +2098,7 @@ static void tls12_aad(unsigned char aad[13], uint64_t seq, int type, size_t len)
 
 /* init(key, NULL IV) + SET_IV_FIXED(fixedlen) (4, or -1 with a whole IV). */
 static EVP_CIPHER_CTX *tls12_ctx(const EVP_CIPHER *c, int enc, const unsigned char *key,
-                                 const unsigned char *iv, int fixedlen)
+    const unsigned char *iv, int fixedlen)
 {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
 
@@ -2107,7 +2117,7 @@ static EVP_CIPHER_CTX *tls12_ctx(const EVP_CIPHER *c, int enc, const unsigned ch
  * ctrl did not return 16 (*pad), -2 when the update failed.
  */
 static int tls12_record(EVP_CIPHER_CTX *ctx, uint64_t seq, int type, unsigned char *rec,
-                        size_t reclen, size_t aadlen, int *pad)
+    size_t reclen, size_t aadlen, int *pad)
 {
     unsigned char aad[13];
     int outl = -12345;
@@ -2185,17 +2195,17 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
     cpt_rng_fill(&r, key, sizeof(key));
     cpt_rng_fill(&r, iv, sizeof(iv));
     snprintf(ctxs, sizeof(ctxs), "%s %s", g_alg[ai],
-             mode == 0 ? "SET_IV_FIXED(-1, whole IV)" : "SET_IV_FIXED(4)");
+        mode == 0 ? "SET_IV_FIXED(-1, whole IV)" : "SET_IV_FIXED(4)");
     t.pe = tls12_ctx(g_tc[ai], 1, key, iv, mode == 0 ? -1 : 4);
     if (mode == 0)
         t.re = tls12_ctx(g_rc[ai], 1, key, iv, -1);
     t.pd = tls12_ctx(g_tc[ai], 0, key, iv, 4);
     t.rd = tls12_ctx(g_rc[ai], 0, key, iv, 4);
-    if (!chk(t.pe != NULL && t.pd != NULL, "%s: provider context setup (init key, NULL IV; "
-             "SET_IV_FIXED) failed; repro: --seed %" PRIu64 " --only tls12 --case %" PRIu64,
-             ctxs, g_o.seed, cidx)
-        || !chk(t.rd != NULL && (mode != 0 || t.re != NULL), "%s: default setup failed",
-                ctxs))
+    if (!chk(t.pe != NULL && t.pd != NULL,
+            "%s: provider context setup (init key, NULL IV; "
+            "SET_IV_FIXED) failed; repro: --seed %" PRIu64 " --only tls12 --case %" PRIu64,
+            ctxs, g_o.seed, cidx)
+        || !chk(t.rd != NULL && (mode != 0 || t.re != NULL), "%s: default setup failed", ctxs))
         goto out;
     take_errors();
 
@@ -2206,8 +2216,8 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
         char where[300];
 
         snprintf(where, sizeof(where),
-                 "%s record %zu (payload %zu); repro: --seed %" PRIu64
-                 " --only tls12 --case %" PRIu64, ctxs, i, plen, g_o.seed, cidx);
+            "%s record %zu (payload %zu); repro: --seed %" PRIu64 " --only tls12 --case %" PRIu64,
+            ctxs, i, plen, g_o.seed, cidx);
         cpt_rng_fill(&r, t.pl, plen);
         /* seal on the provider */
         cpt_rng_fill(&r, t.prec, reclen); /* garbage in nonce and tag space */
@@ -2215,9 +2225,8 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
         ERR_clear_error();
         po = tls12_record(t.pe, i, type, t.prec, reclen, plen + TLS_EXPL, &ppad);
         if (!chk(po == (int)reclen && ppad == TLS_TAG && ERR_peek_error() == 0,
-                 "seal: TLS1_AAD returned %d, %s (expected outl %zu)%s: %s", ppad,
-                 tls_res(po), reclen, ERR_peek_error() ? ", error queue not empty" : "",
-                 where)) {
+                "seal: TLS1_AAD returned %d, %s (expected outl %zu)%s: %s", ppad, tls_res(po),
+                reclen, ERR_peek_error() ? ", error queue not empty" : "", where)) {
             bad++;
             take_errors();
             continue;
@@ -2239,9 +2248,12 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
         {
             long at = first_diff(t.prec, t.rrec, reclen);
 
-            if (!chk(at < 0, "sealed record differs from default at byte %ld (%s): %s",
-                     at, at < 0 ? "" : at < TLS_EXPL ? "explicit nonce" :
-                     at < (long)(TLS_EXPL + plen) ? "ciphertext" : "tag", where))
+            if (!chk(at < 0, "sealed record differs from default at byte %ld (%s): %s", at,
+                    at < 0                             ? ""
+                        : at < TLS_EXPL                ? "explicit nonce"
+                        : at < (long)(TLS_EXPL + plen) ? "ciphertext"
+                                                       : "tag",
+                    where))
                 bad++;
         }
 
@@ -2264,10 +2276,12 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
                 t.tmp[tpos] ^= tbit;
             ro = tls12_record(t.rd, tseq, ttype, t.tmp, reclen, reclen, &tpad);
             re_err = take_errors();
-            if (chk(po == -2 && ro == -2, "open of a tampered record (%s) returned %s "
+            if (chk(po == -2 && ro == -2,
+                    "open of a tampered record (%s) returned %s "
                     "(default: %s), expected the update to fail: %s",
-                    tmode == 0 ? "flipped bit" : tmode == 1 ? "wrong sequence number"
-                                                            : "wrong content type",
+                    tmode == 0       ? "flipped bit"
+                        : tmode == 1 ? "wrong sequence number"
+                                     : "wrong content type",
                     tls_res(po), tls_res(ro), where))
                 need_error(pe_err, re_err, "TLS 1.2 open of a tampered record", where);
         }
@@ -2278,8 +2292,8 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
         po = tls12_record(t.pd, i, type, t.tmp, reclen, reclen, &ppad);
         if (chk(po == (int)plen && ppad == TLS_TAG && ERR_peek_error() == 0,
                 "open of default's record: TLS1_AAD returned %d, %s (expected outl "
-                "%zu)%s: %s", ppad, tls_res(po), plen,
-                ERR_peek_error() ? ", error queue not empty" : "", where))
+                "%zu)%s: %s",
+                ppad, tls_res(po), plen, ERR_peek_error() ? ", error queue not empty" : "", where))
             chk(first_diff(t.tmp + TLS_EXPL, t.pl, plen) < 0,
                 "open of default's record: plaintext differs at byte %ld: %s",
                 first_diff(t.tmp + TLS_EXPL, t.pl, plen), where);
@@ -2288,8 +2302,8 @@ static void tls12_run(int ai, int mode, uint64_t cidx, size_t nrec)
         take_errors();
         memcpy(t.tmp, t.prec, reclen);
         ro = tls12_record(t.rd, i, type, t.tmp, reclen, reclen, &rpad);
-        if (chk(ro == (int)plen, "default cannot open the provider's record (%s): %s",
-                tls_res(ro), where))
+        if (chk(ro == (int)plen, "default cannot open the provider's record (%s): %s", tls_res(ro),
+                where))
             chk(first_diff(t.tmp + TLS_EXPL, t.pl, plen) < 0,
                 "default opens the provider's record to a different plaintext: %s", where);
         take_errors();
@@ -2313,13 +2327,12 @@ static void test_tls12(void)
 /* ================================================================== */
 
 /* cipher-only init, SET_IVLEN(12), init(key) - as tls13_set_crypto_state */
-static int tls13_setup(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, int enc,
-                       const unsigned char *key)
+static int tls13_setup(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, int enc, const unsigned char *key)
 {
     EVP_CIPHER_CTX_reset(ctx);
     return EVP_CipherInit_ex(ctx, c, NULL, NULL, NULL, enc) > 0
-           && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0
-           && EVP_CipherInit_ex(ctx, NULL, NULL, key, NULL, enc) > 0;
+        && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0
+        && EVP_CipherInit_ex(ctx, NULL, NULL, key, NULL, enc) > 0;
 }
 
 /*
@@ -2327,8 +2340,8 @@ static int tls13_setup(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, int enc,
  * Returns 0 on success, else the number of the failing call (1 init(iv),
  * 2 SET_TAG, 3 AAD, 4 update, 5 final, 6 length, 7 GET_TAG).
  */
-static int tls13_record(EVP_CIPHER_CTX *ctx, int enc, const unsigned char *siv,
-                        uint64_t seq, unsigned char *rec, size_t n)
+static int tls13_record(EVP_CIPHER_CTX *ctx, int enc, const unsigned char *siv, uint64_t seq,
+    unsigned char *rec, size_t n)
 {
     unsigned char nonce[12], hdr[5];
     int lenu = -1, lenf = -1, l;
@@ -2359,8 +2372,7 @@ static int tls13_record(EVP_CIPHER_CTX *ctx, int enc, const unsigned char *siv,
 }
 
 static const char *const tls13_steps[] = { "ok", "init(nonce)", "SET_TAG", "update(header)",
-                                           "update(record)", "final", "length mismatch",
-                                           "GET_TAG" };
+    "update(record)", "final", "length mismatch", "GET_TAG" };
 
 static void tls13_run(int ai, uint64_t cidx, size_t nrec)
 {
@@ -2384,20 +2396,19 @@ static void tls13_run(int ai, uint64_t cidx, size_t nrec)
             seq = 0;
             cpt_rng_fill(&r, key, sizeof(key));
             cpt_rng_fill(&r, siv, sizeof(siv));
-            if (!chk(tls13_setup(t.pe, g_tc[ai], 1, key)
-                         && tls13_setup(t.pd, g_tc[ai], 0, key),
-                     "%s: provider setup (init cipher, SET_IVLEN 12, init key) failed; "
-                     "repro: --seed %" PRIu64 " --only tls13 --case %" PRIu64,
-                     g_alg[ai], g_o.seed, cidx)
-                || !chk(tls13_setup(t.re, g_rc[ai], 1, key)
-                            && tls13_setup(t.rd, g_rc[ai], 0, key),
-                        "%s: default setup failed", g_alg[ai]))
+            if (!chk(tls13_setup(t.pe, g_tc[ai], 1, key) && tls13_setup(t.pd, g_tc[ai], 0, key),
+                    "%s: provider setup (init cipher, SET_IVLEN 12, init key) failed; "
+                    "repro: --seed %" PRIu64 " --only tls13 --case %" PRIu64,
+                    g_alg[ai], g_o.seed, cidx)
+                || !chk(tls13_setup(t.re, g_rc[ai], 1, key) && tls13_setup(t.rd, g_rc[ai], 0, key),
+                    "%s: default setup failed", g_alg[ai]))
                 break;
             take_errors();
         }
         snprintf(where, sizeof(where),
-                 "%s key epoch %d record %" PRIu64 " (%zu bytes); repro: --seed %" PRIu64
-                 " --only tls13 --case %" PRIu64, g_alg[ai], epoch, seq, n, g_o.seed, cidx);
+            "%s key epoch %d record %" PRIu64 " (%zu bytes); repro: --seed %" PRIu64
+            " --only tls13 --case %" PRIu64,
+            g_alg[ai], epoch, seq, n, g_o.seed, cidx);
         cpt_rng_fill(&r, t.pl, n);
         memcpy(t.prec, t.pl, n);
         memcpy(t.rrec, t.pl, n);
@@ -2416,16 +2427,15 @@ static void tls13_run(int ai, uint64_t cidx, size_t nrec)
         {
             long at = first_diff(t.prec, t.rrec, n + TLS_TAG);
 
-            if (!chk(at < 0, "sealed record differs from default at byte %ld (%s): %s",
-                     at, at < (long)n ? "ciphertext" : "tag", where))
+            if (!chk(at < 0, "sealed record differs from default at byte %ld (%s): %s", at,
+                    at < (long)n ? "ciphertext" : "tag", where))
                 bad++;
         }
         if (cpt_rng_pct(&r, 10)) {
             int perr, rerr, tr;
 
             memcpy(t.tmp, t.rrec, n + TLS_TAG);
-            t.tmp[cpt_rng_below(&r, n + TLS_TAG)] ^=
-                (unsigned char)(1u << cpt_rng_below(&r, 8));
+            t.tmp[cpt_rng_below(&r, n + TLS_TAG)] ^= (unsigned char)(1u << cpt_rng_below(&r, 8));
             ERR_clear_error();
             tr = tls13_record(t.pd, 0, siv, seq, t.tmp, n);
             perr = take_errors();
@@ -2516,10 +2526,11 @@ static void dup_case(const gcase *c, int enc)
         cpt_rng_fill(&r, aad2 + aad_done, c->aadlen - aad_done);
         cpt_rng_fill(&r, pt2 + data_done, c->len - data_done);
     }
-    snprintf(where, sizeof(where), "%s copy after step %d/%d (%s), aad %zu/data %zu "
-             "consumed, %s, order %d", enc ? "encrypt" : "decrypt", k, pl->n,
-             k_names[pl->s[k - 1].kind], aad_done, data_done,
-             diverge ? "streams diverge" : "same stream", order);
+    snprintf(where, sizeof(where),
+        "%s copy after step %d/%d (%s), aad %zu/data %zu "
+        "consumed, %s, order %d",
+        enc ? "encrypt" : "decrypt", k, pl->n, k_names[pl->s[k - 1].kind], aad_done, data_done,
+        diverge ? "streams diverge" : "same stream", order);
 
     /* references for both messages */
     c2.aad = aad2;
@@ -2561,8 +2572,8 @@ static void dup_case(const gcase *c, int enc)
     }
     B = EVP_CIPHER_CTX_new();
     ERR_clear_error();
-    if (!chk(B != NULL && EVP_CIPHER_CTX_copy(B, A) > 0,
-             "dup: EVP_CIPHER_CTX_copy failed; %s %s", where, rp))
+    if (!chk(B != NULL && EVP_CIPHER_CTX_copy(B, A) > 0, "dup: EVP_CIPHER_CTX_copy failed; %s %s",
+            where, rp))
         goto out2;
     if (data_done)
         memcpy(ob.p, oa.p, data_done); /* output produced before the copy */
@@ -2643,19 +2654,26 @@ static void test_dup(void)
  */
 typedef struct {
     gcase c;
-    unsigned char *rct;      /* reference ciphertext */
+    unsigned char *rct; /* reference ciphertext */
     unsigned char rtag[16];
-    unsigned char *badtag;   /* non-NULL: also a tampered-tag decrypt */
+    unsigned char *badtag; /* non-NULL: also a tampered-tag decrypt */
     obuf pct, pdec;
     unsigned char ptag[16];
     plan *pl;
     exec_res res;
     int in_job;
-    int stage;               /* where it went wrong (for the report) */
+    int stage; /* where it went wrong (for the report) */
 } atask;
 
-enum { AS_OK = 1, AS_ENC = -1, AS_ENC_CMP = -2, AS_DEC = -3, AS_DEC_CMP = -4,
-       AS_TAMPER = -5, AS_NOJOB = -6 };
+enum {
+    AS_OK = 1,
+    AS_ENC = -1,
+    AS_ENC_CMP = -2,
+    AS_DEC = -3,
+    AS_DEC_CMP = -4,
+    AS_TAMPER = -5,
+    AS_NOJOB = -6
+};
 
 static int async_task(void *arg)
 {
@@ -2669,8 +2687,8 @@ static int async_task(void *arg)
     /* provider encrypts */
     if (!prov_encrypt(c, &t->pct, t->ptag, t->pl, &t->res))
         return t->stage = AS_ENC;
-    if (first_diff(t->pct.p, t->rct, c->len) >= 0
-        || first_diff(t->ptag, t->rtag, c->etaglen) >= 0 || !obuf_canary_ok(&t->pct))
+    if (first_diff(t->pct.p, t->rct, c->len) >= 0 || first_diff(t->ptag, t->rtag, c->etaglen) >= 0
+        || !obuf_canary_ok(&t->pct))
         return t->stage = AS_ENC_CMP;
     /* provider decrypts default's ciphertext */
     if (!prov_decrypt(c, t->rct, t->rtag, c->inplace_d, &t->pdec, t->pl, &t->res))
@@ -2693,8 +2711,7 @@ typedef struct {
     int ran;
 } abatch;
 
-static void abatch_new(abatch *b, int st, uint64_t idx0, size_t n, size_t inflight,
-                       uint64_t seed)
+static void abatch_new(abatch *b, int st, uint64_t idx0, size_t n, size_t inflight, uint64_t seed)
 {
     memset(b, 0, sizeof(*b));
     b->tasks = calloc(n, sizeof(*b->tasks));
@@ -2743,11 +2760,9 @@ static void abatch_check(abatch *b, const char *label)
 {
     cpt_jobs *j = &b->j;
     static const char *const stages[] = { "", "provider encrypt failed",
-                                          "provider encryption differs from default",
-                                          "provider decrypt failed",
-                                          "provider decryption differs",
-                                          "tampered tag not refused in final",
-                                          "task did not run inside an ASYNC job" };
+        "provider encryption differs from default", "provider decrypt failed",
+        "provider decryption differs", "tampered tag not refused in final",
+        "task did not run inside an ASYNC job" };
 
     chk(b->ran && !j->timed_out && j->async_errors == 0,
         "%s: job runner: %s (timed out %d, ASYNC_ERR %zu)", label,
@@ -2766,19 +2781,20 @@ static void abatch_check(abatch *b, const char *label)
             continue;
         }
         describe_res(t->pl, &t->res, d, sizeof(d));
-        chk(0, "%s: %s (%s)%s %s", label,
-            -rc >= 1 && -rc <= 6 ? stages[-rc] : "?",
+        chk(0, "%s: %s (%s)%s %s", label, -rc >= 1 && -rc <= 6 ? stages[-rc] : "?",
             rc == AS_ENC || rc == AS_DEC || rc == AS_TAMPER ? d : "",
             j->paused[i] ? " [job paused]" : " [no pause]", case_repro(&t->c));
     }
     printf("    %s: %zu tasks, %zu in flight: %zu paused (%zu pauses), %zu fd wake-ups, "
            "%zu spurious resumes, %zu resumes without fd, max %zu fds per wait ctx, "
            "%zu ASYNC_NO_JOBS\n",
-           label, j->ntasks, j->max_inflight, j->tasks_paused, j->pauses, j->fd_waits,
-           j->spurious_resumes, j->nofd_resumes, j->max_fds, j->no_jobs);
+        label, j->ntasks, j->max_inflight, j->tasks_paused, j->pauses, j->fd_waits,
+        j->spurious_resumes, j->nofd_resumes, j->max_fds, j->no_jobs);
     if (g_expect_async)
-        chk(j->tasks_paused > 0, "%s: --expect-async, but no job paused (the provider "
-            "ran every operation synchronously inside the jobs)", label);
+        chk(j->tasks_paused > 0,
+            "%s: --expect-async, but no job paused (the provider "
+            "ran every operation synchronously inside the jobs)",
+            label);
     else if (j->tasks_paused == 0 && !g_test_is_default)
         cpt_note("%s: no job paused", label);
     if (j->max_fds > 1)
@@ -2852,7 +2868,7 @@ static void test_async2t(void)
     /* thread k runs cases k*n .. k*n+n-1 */
     for (int k = 0; k < 2; k++)
         abatch_new(&b[k], ST_ASYNC2T, (uint64_t)k * n, n, per,
-                   case_seed(ST_ASYNC2T, (1ULL << 32) + (uint64_t)k));
+            case_seed(ST_ASYNC2T, (1ULL << 32) + (uint64_t)k));
     for (int k = 0; k < 2; k++) {
         if (pthread_create(&th[k], NULL, async_thread, &b[k]) != 0)
             chk(0, "async2t: pthread_create: %s", strerror(errno));
@@ -2893,8 +2909,8 @@ static void test_stats(void)
         return;
     }
     if (!chk(g_env.stats_dir[0] != '\0',
-             "the provider was not loaded with a stats_dir (give --stats-dir DIR or "
-             "--no-stats)"))
+            "the provider was not loaded with a stats_dir (give --stats-dir DIR or "
+            "--no-stats)"))
         return;
     for (int i = 0; i < NALG; i++)
         any |= g_used[i];
@@ -2909,10 +2925,9 @@ static void test_stats(void)
 
         for (int i = 0; i < NALG; i++) {
             ok[i] = !g_used[i]
-                    || (cpt_stats_read(g_env.stats_dir, prefix, getpid(), g_alg[i], &st[i],
-                                       why, sizeof(why))
-                        && st[i].found && st[i].ops > 0 && st[i].bytes > 0
-                        && st[i].device > 0);
+                || (cpt_stats_read(g_env.stats_dir, prefix, getpid(), g_alg[i], &st[i], why,
+                        sizeof(why))
+                    && st[i].found && st[i].ops > 0 && st[i].bytes > 0 && st[i].device > 0);
             all &= ok[i];
         }
         if (all || cpt_now() > deadline)
@@ -2924,17 +2939,19 @@ static void test_stats(void)
             continue;
         why[0] = '\0';
         if (!cpt_stats_read(g_env.stats_dir, prefix, getpid(), g_alg[i], &st[i], why,
-                            sizeof(why))) {
+                sizeof(why))) {
             chk(0, "stats file for pid %ld: %s", (long)getpid(), why);
             continue;
         }
         printf("    stats %s: found=%d ops=%lld bytes=%lld device=%lld software=%lld "
-               "errors=%lld\n", g_alg[i], st[i].found, st[i].ops, st[i].bytes,
-               st[i].device, st[i].software, st[i].errors);
+               "errors=%lld\n",
+            g_alg[i], st[i].found, st[i].ops, st[i].bytes, st[i].device, st[i].software,
+            st[i].errors);
         chk(st[i].found && st[i].ops > 0 && st[i].bytes > 0 && st[i].device > 0,
             "%s/%s-%ld.stats: %s shows no device work (found=%d ops=%lld bytes=%lld "
-            "device=%lld software=%lld)", g_env.stats_dir, prefix, (long)getpid(),
-            g_alg[i], st[i].found, st[i].ops, st[i].bytes, st[i].device, st[i].software);
+            "device=%lld software=%lld)",
+            g_env.stats_dir, prefix, (long)getpid(), g_alg[i], st[i].found, st[i].ops, st[i].bytes,
+            st[i].device, st[i].software);
     }
 }
 
@@ -2971,21 +2988,19 @@ static int load_ciphers(void)
             continue;
         }
         if (!chk(strcmp(cpt_cipher_provider_name(g_tc[i]), g_env.name) == 0
-                     && strcmp(cpt_cipher_provider_name(g_rc[i]), "default") == 0,
-                 "%s: implementation from '%s'/'%s', expected '%s'/'default'",
-                 g_alg[i], cpt_cipher_provider_name(g_tc[i]),
-                 cpt_cipher_provider_name(g_rc[i]), g_env.name))
+                    && strcmp(cpt_cipher_provider_name(g_rc[i]), "default") == 0,
+                "%s: implementation from '%s'/'%s', expected '%s'/'default'", g_alg[i],
+                cpt_cipher_provider_name(g_tc[i]), cpt_cipher_provider_name(g_rc[i]), g_env.name))
             ok = 0;
     }
     return ok;
 }
 
 /* argv[*i] is `name` followed by a number >= min: *v, and *i moves past it. */
-static int num_opt(int argc, char **argv, int *i, const char *name, uint64_t min,
-                   uint64_t *v)
+static int num_opt(int argc, char **argv, int *i, const char *name, uint64_t min, uint64_t *v)
 {
-    if (strcmp(argv[*i], name) != 0 || *i + 1 >= argc
-        || !cpt_parse_u64(argv[*i + 1], v) || *v < min)
+    if (strcmp(argv[*i], name) != 0 || *i + 1 >= argc || !cpt_parse_u64(argv[*i + 1], v)
+        || *v < min)
         return 0;
     (*i)++;
     return 1;
@@ -3038,9 +3053,9 @@ int main(int argc, char **argv)
         if (mkdtemp(tmpstats) != NULL)
             g_o.stats_dir = tmpstats;
     }
-    printf("gcm_test: provider=%s seed=%" PRIu64 " iters=%" PRIu64 " jobs=%zu%s%s\n",
-           g_o.provider, g_o.seed, g_iters, g_jobs,
-           g_o.stats_dir ? " stats-dir=" : "", g_o.stats_dir ? g_o.stats_dir : "");
+    printf("gcm_test: provider=%s seed=%" PRIu64 " iters=%" PRIu64 " jobs=%zu%s%s\n", g_o.provider,
+        g_o.seed, g_iters, g_jobs, g_o.stats_dir ? " stats-dir=" : "",
+        g_o.stats_dir ? g_o.stats_dir : "");
     fflush(stdout);
 
     if (!cpt_env_init(&g_env, &g_o)) {

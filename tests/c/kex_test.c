@@ -50,8 +50,12 @@ struct kex {
     const char *alg, *group; /* group NULL for X25519 */
 };
 static const struct kex kexes[] = {
-    { "X25519", NULL }, { "EC", "P-192" }, { "EC", "P-224" }, { "EC", "P-256" },
-    { "EC", "P-384" }, { "EC", "P-521" },
+    { "X25519", NULL },
+    { "EC", "P-192" },
+    { "EC", "P-224" },
+    { "EC", "P-256" },
+    { "EC", "P-384" },
+    { "EC", "P-521" },
 };
 
 static EVP_PKEY *keygen_kex(const struct kex *x, const char *propq)
@@ -80,7 +84,8 @@ static EVP_PKEY *copy_to(EVP_PKEY *k, const char *alg, const char *propq)
     EVP_PKEY *out = NULL;
 
     if (c == NULL || EVP_PKEY_todata(k, EVP_PKEY_KEYPAIR, &params) <= 0
-        || EVP_PKEY_fromdata_init(c) <= 0 || EVP_PKEY_fromdata(c, &out, EVP_PKEY_KEYPAIR, params) <= 0)
+        || EVP_PKEY_fromdata_init(c) <= 0
+        || EVP_PKEY_fromdata(c, &out, EVP_PKEY_KEYPAIR, params) <= 0)
         out = NULL;
     OSSL_PARAM_free(params);
     EVP_PKEY_CTX_free(c);
@@ -93,7 +98,8 @@ static int derive(EVP_PKEY *key, EVP_PKEY *peer, const char *propq, unsigned cha
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, key, propq);
     size_t n = 0;
     int ok = c != NULL && EVP_PKEY_derive_init(c) > 0 && EVP_PKEY_derive_set_peer(c, peer) > 0
-        && EVP_PKEY_derive(c, NULL, &n) > 0 && n == 32 && EVP_PKEY_derive(c, out, &n) > 0 && n == 32;
+        && EVP_PKEY_derive(c, NULL, &n) > 0 && n == 32 && EVP_PKEY_derive(c, out, &n) > 0
+        && n == 32;
 
     EVP_PKEY_CTX_free(c);
     return ok;
@@ -112,7 +118,8 @@ static void test_rfc7748(void)
     unhex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742", k);
     (void)b;
     ka = raw_priv(a, "provider=cptprov");
-    CPT_CHECK(ka != NULL && strcmp(prov_of(ka), "cptprov") == 0, "RFC 7748 private key imported into cptprov");
+    CPT_CHECK(ka != NULL && strcmp(prov_of(ka), "cptprov") == 0,
+        "RFC 7748 private key imported into cptprov");
     CPT_CHECK(ka != NULL && EVP_PKEY_get_raw_public_key(ka, got, &n) && memcmp(got, apub, 32) == 0,
         "RFC 7748 6.1: Alice's public key");
     kbpub = raw_pub(bpub, "provider=cptprov");
@@ -134,17 +141,20 @@ static void test_differential(int iters)
             EVP_PKEY *c2d = NULL, *d2c = NULL;
             unsigned char s1[66], s2[66], s3[66];
 
-            CPT_CHECK(c != NULL && d != NULL && strcmp(prov_of(c), "cptprov") == 0, "%s keygen %d", what, i);
+            CPT_CHECK(c != NULL && d != NULL && strcmp(prov_of(c), "cptprov") == 0, "%s keygen %d",
+                what, i);
             if (c == NULL || d == NULL)
                 return;
             {
                 size_t n1 = 0, n2 = 0;
                 EVP_PKEY_CTX *a = EVP_PKEY_CTX_new_from_pkey(lc, c, "provider=cptprov");
                 EVP_PKEY_CTX *b = EVP_PKEY_CTX_new_from_pkey(lc, d, "provider=default");
-                int ok = a != NULL && b != NULL && EVP_PKEY_derive_init(a) > 0 && EVP_PKEY_derive_init(b) > 0
-                    && EVP_PKEY_derive_set_peer(a, d) > 0 && EVP_PKEY_derive_set_peer(b, c) > 0
-                    && EVP_PKEY_derive(a, NULL, &n1) > 0 && n1 <= sizeof(s1) && EVP_PKEY_derive(a, s1, &n1) > 0
-                    && EVP_PKEY_derive(b, NULL, &n2) > 0 && n2 <= sizeof(s2) && EVP_PKEY_derive(b, s2, &n2) > 0;
+                int ok = a != NULL && b != NULL && EVP_PKEY_derive_init(a) > 0
+                    && EVP_PKEY_derive_init(b) > 0 && EVP_PKEY_derive_set_peer(a, d) > 0
+                    && EVP_PKEY_derive_set_peer(b, c) > 0 && EVP_PKEY_derive(a, NULL, &n1) > 0
+                    && n1 <= sizeof(s1) && EVP_PKEY_derive(a, s1, &n1) > 0
+                    && EVP_PKEY_derive(b, NULL, &n2) > 0 && n2 <= sizeof(s2)
+                    && EVP_PKEY_derive(b, s2, &n2) > 0;
 
                 CPT_CHECK(ok && n1 == n2 && memcmp(s1, s2, n1) == 0,
                     "%s iteration %d: cptprov and default agree on the shared secret", what, i);
@@ -156,7 +166,8 @@ static void test_differential(int iters)
             d2c = copy_to(d, x->alg, "provider=cptprov");
             CPT_CHECK(c2d != NULL && d2c != NULL && strcmp(prov_of(d2c), "cptprov") == 0,
                 "%s iteration %d: export/import both ways", what, i);
-            CPT_CHECK(c2d != NULL && EVP_PKEY_eq(c, c2d) == 1 && d2c != NULL && EVP_PKEY_eq(d, d2c) == 1,
+            CPT_CHECK(c2d != NULL && EVP_PKEY_eq(c, c2d) == 1 && d2c != NULL
+                    && EVP_PKEY_eq(d, d2c) == 1,
                 "%s iteration %d: EVP_PKEY_eq across providers", what, i);
             {
                 EVP_PKEY_CTX *k = EVP_PKEY_CTX_new_from_pkey(lc, d2c, "provider=cptprov");
@@ -166,9 +177,9 @@ static void test_differential(int iters)
                 /* The imported key derives the same secret with cptprov. */
                 EVP_PKEY_CTX_free(k);
                 k = EVP_PKEY_CTX_new_from_pkey(lc, d2c, "provider=cptprov");
-                ok = ok && k != NULL && EVP_PKEY_derive_init(k) > 0 && EVP_PKEY_derive_set_peer(k, c) > 0
-                    && EVP_PKEY_derive(k, NULL, &n) > 0 && n <= sizeof(s3) && EVP_PKEY_derive(k, s3, &n) > 0
-                    && memcmp(s3, s1, n) == 0;
+                ok = ok && k != NULL && EVP_PKEY_derive_init(k) > 0
+                    && EVP_PKEY_derive_set_peer(k, c) > 0 && EVP_PKEY_derive(k, NULL, &n) > 0
+                    && n <= sizeof(s3) && EVP_PKEY_derive(k, s3, &n) > 0 && memcmp(s3, s1, n) == 0;
                 CPT_CHECK(ok, "%s iteration %d: imported key checks and derives", what, i);
                 EVP_PKEY_CTX_free(k);
             }
@@ -189,14 +200,17 @@ static void test_ec_off_curve(void)
     OSSL_PARAM params[3];
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, "EC", "provider=cptprov");
 
-    CPT_CHECK(d != NULL && EVP_PKEY_get_octet_string_param(d, "pub", pub, sizeof(pub), &n) && n == 65, "P-256 key");
+    CPT_CHECK(d != NULL && EVP_PKEY_get_octet_string_param(d, "pub", pub, sizeof(pub), &n)
+            && n == 65,
+        "P-256 key");
     pub[64] ^= 1;
     params[0] = OSSL_PARAM_construct_utf8_string("group", (char *)"P-256", 0);
     params[1] = OSSL_PARAM_construct_octet_string("pub", pub, 65);
     params[2] = OSSL_PARAM_construct_end();
     ERR_clear_error();
     CPT_CHECK(c != NULL && EVP_PKEY_fromdata_init(c) > 0
-            && EVP_PKEY_fromdata(c, &bad, EVP_PKEY_PUBLIC_KEY, params) <= 0 && ERR_peek_error() != 0,
+            && EVP_PKEY_fromdata(c, &bad, EVP_PKEY_PUBLIC_KEY, params) <= 0
+            && ERR_peek_error() != 0,
         "a P-256 point off the curve is refused with an error");
     ERR_clear_error();
     EVP_PKEY_free(bad);
@@ -278,7 +292,8 @@ static void test_async(int njobs)
             "async job %d: shared secret agrees with the default provider", i);
         EVP_PKEY_free(args[i].key);
     }
-    CPT_CHECK(j.tasks_paused > 0, "derivations went asynchronous (%zu of %d paused)", j.tasks_paused, njobs);
+    CPT_CHECK(j.tasks_paused > 0, "derivations went asynchronous (%zu of %d paused)",
+        j.tasks_paused, njobs);
     EVP_PKEY_free(peer);
     free(args);
     free(argv);
@@ -300,7 +315,8 @@ int main(int argc, char **argv)
     }
     lc = OSSL_LIB_CTX_new();
     OSSL_PROVIDER_set_default_search_path(lc, path);
-    if ((pcpt = OSSL_PROVIDER_load(lc, "cptprov")) == NULL || (pdef = OSSL_PROVIDER_load(lc, "default")) == NULL) {
+    if ((pcpt = OSSL_PROVIDER_load(lc, "cptprov")) == NULL
+        || (pdef = OSSL_PROVIDER_load(lc, "default")) == NULL) {
         printf("cannot load the providers\n");
         return 1;
     }

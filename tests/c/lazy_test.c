@@ -122,7 +122,8 @@ int main(int argc, char **argv)
         /* A stitched cipher keyed as libssl keys it, and a short record,
          * which takes the CPU path: all C. */
         EVP_CIPHER *s = EVP_CIPHER_fetch(lc, "AES-128-CBC-HMAC-SHA1", "provider=cptprov");
-        unsigned char siv[16] = { 0 }, rec[64] = { 0 }, aad[13] = { 0, 0, 0, 0, 0, 0, 0, 0, 23, 3, 3, 0, 16 };
+        unsigned char siv[16] = { 0 }, rec[64] = { 0 },
+                      aad[13] = { 0, 0, 0, 0, 0, 0, 0, 0, 23, 3, 3, 0, 16 };
         int ver = 0x0303, pad;
         OSSL_PARAM vp[] = { OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS_VERSION, &ver), OSSL_PARAM_END };
 
@@ -152,7 +153,8 @@ int main(int argc, char **argv)
         printf("ok   first encryption started the Go half\n");
         passed++;
     } else {
-        printf("FAIL first encryption: libcptgo.so mapped=%d, threads=%d\n", go_mapped(), threads());
+        printf("FAIL first encryption: libcptgo.so mapped=%d, threads=%d\n", go_mapped(),
+            threads());
         failed++;
     }
     EVP_CIPHER_CTX_free(ctx);

@@ -51,14 +51,29 @@ static const char *const g_curves[] = { "P-192", "P-224", "P-256", "P-384", "P-5
 
 /* The context and property query of one side: 0 cptprov, 1 the default
  * provider (the reference). */
-static OSSL_LIB_CTX *lc(int ref) { return ref ? g_env.ref_libctx : g_env.libctx; }
-static const char *pq(int ref) { return ref ? DEF : g_env.propq; }
-static const char *side(int ref) { return ref ? "default" : g_env.name; }
+static OSSL_LIB_CTX *lc(int ref)
+{
+    return ref ? g_env.ref_libctx : g_env.libctx;
+}
+static const char *pq(int ref)
+{
+    return ref ? DEF : g_env.propq;
+}
+static const char *side(int ref)
+{
+    return ref ? "default" : g_env.name;
+}
 
 /* Short enough for every family's CPU path (3DES's threshold is 64). */
-static size_t short_len(void) { return 1 + (size_t)cpt_rng_below(&g_r, 40); }
+static size_t short_len(void)
+{
+    return 1 + (size_t)cpt_rng_below(&g_r, 40);
+}
 /* Longer than every family's default threshold (HMAC's is 64 KiB). */
-static size_t long_len(void) { return 66000 + (size_t)cpt_rng_below(&g_r, 20000); }
+static size_t long_len(void)
+{
+    return 66000 + (size_t)cpt_rng_below(&g_r, 20000);
+}
 
 static unsigned char *rnd(size_t n)
 {
@@ -105,7 +120,8 @@ static void test_trap(void)
     EVP_MD_free(md);
     ERR_clear_error();
     md = EVP_MD_fetch(g_env.libctx, "SHA256", NULL);
-    CPT_CHECK(md != NULL && strcmp(OSSL_PROVIDER_get0_name(EVP_MD_get0_provider(md)), g_env.name) == 0,
+    CPT_CHECK(md != NULL
+            && strcmp(OSSL_PROVIDER_get0_name(EVP_MD_get0_provider(md)), g_env.name) == 0,
         "SHA-256 fetched without a query in the application's context comes from %s (?%s)",
         g_env.name, g_env.propq);
     EVP_MD_free(md);
@@ -122,12 +138,22 @@ static const struct cipher_case {
     int kind;
     size_t block; /* the stitched ciphers' plain mode takes whole blocks */
 } g_ciphers[] = {
-    { "AES-128-GCM", AEAD, 1 }, { "AES-192-GCM", AEAD, 1 }, { "AES-256-GCM", AEAD, 1 },
-    { "AES-128-CBC", PLAIN, 1 }, { "AES-192-CBC", PLAIN, 1 }, { "AES-256-CBC", PLAIN, 1 },
-    { "AES-128-CTR", PLAIN, 1 }, { "AES-192-CTR", PLAIN, 1 }, { "AES-256-CTR", PLAIN, 1 },
-    { "DES-EDE3-CBC", PLAIN, 1 }, { "ChaCha20", PLAIN, 1 }, { "ChaCha20-Poly1305", AEAD, 1 },
-    { "AES-128-CBC-HMAC-SHA1", STITCHED, 16 }, { "AES-256-CBC-HMAC-SHA1", STITCHED, 16 },
-    { "AES-128-CBC-HMAC-SHA256", STITCHED, 16 }, { "AES-256-CBC-HMAC-SHA256", STITCHED, 16 },
+    { "AES-128-GCM", AEAD, 1 },
+    { "AES-192-GCM", AEAD, 1 },
+    { "AES-256-GCM", AEAD, 1 },
+    { "AES-128-CBC", PLAIN, 1 },
+    { "AES-192-CBC", PLAIN, 1 },
+    { "AES-256-CBC", PLAIN, 1 },
+    { "AES-128-CTR", PLAIN, 1 },
+    { "AES-192-CTR", PLAIN, 1 },
+    { "AES-256-CTR", PLAIN, 1 },
+    { "DES-EDE3-CBC", PLAIN, 1 },
+    { "ChaCha20", PLAIN, 1 },
+    { "ChaCha20-Poly1305", AEAD, 1 },
+    { "AES-128-CBC-HMAC-SHA1", STITCHED, 16 },
+    { "AES-256-CBC-HMAC-SHA1", STITCHED, 16 },
+    { "AES-128-CBC-HMAC-SHA256", STITCHED, 16 },
+    { "AES-256-CBC-HMAC-SHA256", STITCHED, 16 },
 };
 static int g_cipher_used[NELEM(g_ciphers)];
 
@@ -136,9 +162,9 @@ static int g_cipher_used[NELEM(g_ciphers)];
  * picks the path), then the final; an encryption writes the tag, a
  * decryption checks it. Returns the output length, -1 on failure.
  */
-static int crypt_msg(EVP_CIPHER *c, int aead, int enc, const unsigned char *key, const unsigned char *iv,
-    const unsigned char *aad, size_t aadlen, const unsigned char *in, size_t len, unsigned char *out,
-    unsigned char tag[16])
+static int crypt_msg(EVP_CIPHER *c, int aead, int enc, const unsigned char *key,
+    const unsigned char *iv, const unsigned char *aad, size_t aadlen, const unsigned char *in,
+    size_t len, unsigned char *out, unsigned char tag[16])
 {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     int n = 0, f = 0, ok = ctx != NULL && EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL);
@@ -162,13 +188,16 @@ static size_t seal_record(EVP_CIPHER *c, const unsigned char *key, const unsigne
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     unsigned int version = 0x0303;
     OSSL_PARAM p[3] = { OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &version),
-        OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_MAC_KEY, (void *)mackey, mackeylen),
+        OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_MAC_KEY, (void *)mackey,
+            mackeylen),
         OSSL_PARAM_END };
-    unsigned char aad[13] = { 0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, (unsigned char)(len >> 8), (unsigned char)len };
+    unsigned char aad[13] = { 0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, (unsigned char)(len >> 8),
+        (unsigned char)len };
     int pad, outl = 0;
     size_t ret = 0;
 
-    if (ctx != NULL && EVP_CipherInit_ex2(ctx, c, key, iv, 1, NULL) && EVP_CIPHER_CTX_set_params(ctx, p)
+    if (ctx != NULL && EVP_CipherInit_ex2(ctx, c, key, iv, 1, NULL)
+        && EVP_CIPHER_CTX_set_params(ctx, p)
         && (pad = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad)) > 0
         && EVP_CipherUpdate(ctx, buf, &outl, buf, (int)(len + (size_t)pad))
         && (size_t)outl == len + (size_t)pad)
@@ -180,7 +209,8 @@ static size_t seal_record(EVP_CIPHER *c, const unsigned char *key, const unsigne
 static void cipher_case(size_t ci, EVP_CIPHER *t, EVP_CIPHER *r, size_t len)
 {
     const struct cipher_case *cc = &g_ciphers[ci];
-    size_t keylen = (size_t)EVP_CIPHER_get_key_length(t), ivlen = (size_t)EVP_CIPHER_get_iv_length(t);
+    size_t keylen = (size_t)EVP_CIPHER_get_key_length(t),
+           ivlen = (size_t)EVP_CIPHER_get_iv_length(t);
     size_t aadlen = (size_t)cpt_rng_below(&g_r, 64);
     unsigned char *key = rnd(keylen), *iv = rnd(ivlen), *aad = rnd(aadlen), *in, *out[2], *back;
     unsigned char tag[2][16];
@@ -192,14 +222,16 @@ static void cipher_case(size_t ci, EVP_CIPHER *t, EVP_CIPHER *r, size_t len)
     out[1] = malloc(len + 32);
     back = malloc(len + 32);
     for (int k = 0; k < 2; k++)
-        n[k] = crypt_msg(k == 0 ? t : r, cc->kind == AEAD, 1, key, iv, aad, aadlen, in, len, out[k], tag[k]);
+        n[k] = crypt_msg(k == 0 ? t : r, cc->kind == AEAD, 1, key, iv, aad, aadlen, in, len, out[k],
+            tag[k]);
     CPT_CHECK(n[0] >= 0 && n[0] == n[1] && memcmp(out[0], out[1], (size_t)n[0]) == 0
             && (cc->kind != AEAD || memcmp(tag[0], tag[1], 16) == 0),
         "%s: %zu bytes encrypted by %s as by the default provider", cc->name, len, g_env.name);
     if (n[1] >= 0) {
-        m = crypt_msg(t, cc->kind == AEAD, 0, key, iv, aad, aadlen, out[1], (size_t)n[1], back, tag[1]);
-        CPT_CHECK(m == (int)len && memcmp(back, in, len) == 0, "%s: %s decrypts the default provider's %zu bytes",
-            cc->name, g_env.name, len);
+        m = crypt_msg(t, cc->kind == AEAD, 0, key, iv, aad, aadlen, out[1], (size_t)n[1], back,
+            tag[1]);
+        CPT_CHECK(m == (int)len && memcmp(back, in, len) == 0,
+            "%s: %s decrypts the default provider's %zu bytes", cc->name, g_env.name, len);
     }
     if (cc->kind == STITCHED && len <= 16384) {
         /* A record: explicit IV and payload, room for MAC and padding. */
@@ -213,7 +245,8 @@ static void cipher_case(size_t ci, EVP_CIPHER *t, EVP_CIPHER *r, size_t len)
             rl[k] = seal_record(k == 0 ? t : r, key, iv, mackey, 100, rec[k], 16 + len);
         }
         CPT_CHECK(rl[0] > 0 && rl[0] == rl[1] && memcmp(rec[0], rec[1], rl[0]) == 0,
-            "%s: a TLS 1.2 record of %zu bytes with a 100-byte MAC key sealed as by the default provider",
+            "%s: a TLS 1.2 record of %zu bytes with a 100-byte MAC key sealed as by the default "
+            "provider",
             cc->name, len);
         free(rec[0]);
         free(rec[1]);
@@ -254,7 +287,13 @@ static void test_ciphers(void)
 /* ================================================================== */
 
 static const char *const g_mds[] = {
-    "SHA1", "SHA2-224", "SHA2-256", "SHA2-384", "SHA2-512", "SHA2-512/224", "SHA2-512/256",
+    "SHA1",
+    "SHA2-224",
+    "SHA2-256",
+    "SHA2-384",
+    "SHA2-512",
+    "SHA2-512/224",
+    "SHA2-512/256",
 };
 static int g_md_used[NELEM(g_mds)], g_mac_used[NELEM(g_mds)];
 
@@ -265,7 +304,8 @@ static void test_digests(void)
 
         for (int k = 0; k < 2; k++) {
             md[k] = EVP_MD_fetch(lc(k), g_mds[i], pq(k));
-            if (md[k] != NULL && strcmp(OSSL_PROVIDER_get0_name(EVP_MD_get0_provider(md[k])), side(k)) != 0) {
+            if (md[k] != NULL
+                && strcmp(OSSL_PROVIDER_get0_name(EVP_MD_get0_provider(md[k])), side(k)) != 0) {
                 EVP_MD_free(md[k]);
                 md[k] = NULL;
             }
@@ -290,12 +330,13 @@ static void test_digests(void)
     }
 }
 
-static size_t hmac(int ref, const char *md, const unsigned char *key, size_t keylen, const unsigned char *msg,
-    size_t len, unsigned char *out)
+static size_t hmac(int ref, const char *md, const unsigned char *key, size_t keylen,
+    const unsigned char *msg, size_t len, unsigned char *out)
 {
     EVP_MAC *m = EVP_MAC_fetch(lc(ref), "HMAC", pq(ref));
     EVP_MAC_CTX *c = m != NULL ? EVP_MAC_CTX_new(m) : NULL;
-    OSSL_PARAM p[2] = { OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)md, 0), OSSL_PARAM_END };
+    OSSL_PARAM p[2] = { OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)md, 0),
+        OSSL_PARAM_END };
     size_t n = 0;
 
     if (m == NULL || strcmp(OSSL_PROVIDER_get0_name(EVP_MAC_get0_provider(m)), side(ref)) != 0
@@ -316,7 +357,8 @@ static void test_hmac(void)
         const char *md = i < NELEM(g_mds) ? g_mds[i] : others[i - NELEM(g_mds)];
 
         for (uint64_t it = 0; it < 2 * g_iters; it++) {
-            size_t len = it % 2 ? long_len() : short_len(), keylen = 1 + (size_t)cpt_rng_below(&g_r, 200);
+            size_t len = it % 2 ? long_len() : short_len(),
+                   keylen = 1 + (size_t)cpt_rng_below(&g_r, 200);
             unsigned char *msg = rnd(len), *key = rnd(keylen), out[2][64];
             size_t n[2];
 
@@ -343,7 +385,8 @@ static EVP_PKEY *keygen(int ref, const char *type, const char *group, int bits)
 
     if (c == NULL || EVP_PKEY_keygen_init(c) <= 0
         || (group != NULL && EVP_PKEY_CTX_set_group_name(c, group) <= 0)
-        || (bits != 0 && EVP_PKEY_CTX_set_rsa_keygen_bits(c, bits) <= 0) || EVP_PKEY_keygen(c, &k) <= 0)
+        || (bits != 0 && EVP_PKEY_CTX_set_rsa_keygen_bits(c, bits) <= 0)
+        || EVP_PKEY_keygen(c, &k) <= 0)
         k = NULL;
     EVP_PKEY_CTX_free(c);
     return k;
@@ -374,8 +417,8 @@ static int rsa_keys(void)
 
 /* A signature (or its check) by side ref: over msg with md (DigestSign),
  * or, without md, on tbs as it is (EVP_PKEY_sign). */
-static int rsa_sig(int ref, int verify, EVP_PKEY *k, int pad, const char *md, const unsigned char *tbs,
-    size_t tbslen, unsigned char *sig, size_t *siglen)
+static int rsa_sig(int ref, int verify, EVP_PKEY *k, int pad, const char *md,
+    const unsigned char *tbs, size_t tbslen, unsigned char *sig, size_t *siglen)
 {
     int ok;
 
@@ -385,7 +428,8 @@ static int rsa_sig(int ref, int verify, EVP_PKEY *k, int pad, const char *md, co
 
         ok = m != NULL
             && (verify ? EVP_DigestVerifyInit_ex(m, &pc, md, lc(ref), pq(ref), k, NULL)
-                       : EVP_DigestSignInit_ex(m, &pc, md, lc(ref), pq(ref), k, NULL)) > 0
+                       : EVP_DigestSignInit_ex(m, &pc, md, lc(ref), pq(ref), k, NULL))
+                > 0
             && EVP_PKEY_CTX_set_rsa_padding(pc, pad) > 0
             && (verify ? EVP_DigestVerify(m, sig, *siglen, tbs, tbslen) == 1
                        : EVP_DigestSign(m, sig, siglen, tbs, tbslen) > 0);
@@ -428,12 +472,14 @@ static void test_rsa_sign(void)
                 msg[0] = 0; /* below the modulus */
             for (int s = 0; s < 2; s++)
                 ok[s] = rsa_sig(s, 0, k, pads[pi].pad, pads[pi].md, msg, len, sig[s], &sl[s]);
-            CPT_CHECK(ok[0] && ok[1] && sl[0] == l, "RSA-%zu pad %d: both sign", 8 * l, pads[pi].pad);
+            CPT_CHECK(ok[0] && ok[1] && sl[0] == l, "RSA-%zu pad %d: both sign", 8 * l,
+                pads[pi].pad);
             if (!ok[0] || !ok[1])
                 goto next;
             if (pads[pi].deterministic)
                 CPT_CHECK(sl[0] == sl[1] && memcmp(sig[0], sig[1], sl[0]) == 0,
-                    "RSA-%zu pad %d: %s's signature is the default provider's", 8 * l, pads[pi].pad, g_env.name);
+                    "RSA-%zu pad %d: %s's signature is the default provider's", 8 * l, pads[pi].pad,
+                    g_env.name);
             CPT_CHECK(rsa_sig(1, 1, k, pads[pi].pad, pads[pi].md, msg, len, sig[0], &sl[0])
                     && rsa_sig(0, 1, k, pads[pi].pad, pads[pi].md, msg, len, sig[1], &sl[1]),
                 "RSA-%zu pad %d: each verifies the other's signature", 8 * l, pads[pi].pad);
@@ -466,8 +512,8 @@ static void test_rsa_sign(void)
     }
 }
 
-static int rsa_crypt(int ref, int decrypt, EVP_PKEY *k, int pad, const unsigned char *in, size_t inlen,
-    unsigned char *out, size_t *outlen)
+static int rsa_crypt(int ref, int decrypt, EVP_PKEY *k, int pad, const unsigned char *in,
+    size_t inlen, unsigned char *out, size_t *outlen)
 {
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc(ref), k, pq(ref));
     static unsigned char label[] = "libctx label";
@@ -482,12 +528,16 @@ static int rsa_crypt(int ref, int decrypt, EVP_PKEY *k, int pad, const unsigned 
     }
     if (ok && pad == RSA_PKCS1_WITH_TLS_PADDING) {
         unsigned int cv = 0x0303;
-        OSSL_PARAM p[2] = { OSSL_PARAM_construct_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION, &cv),
+        OSSL_PARAM p[2] = { OSSL_PARAM_construct_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION,
+                                &cv),
             OSSL_PARAM_END };
 
         ok = EVP_PKEY_CTX_set_params(c, p) > 0;
     }
-    ok = ok && (decrypt ? EVP_PKEY_decrypt(c, out, outlen, in, inlen) : EVP_PKEY_encrypt(c, out, outlen, in, inlen)) > 0;
+    ok = ok
+        && (decrypt ? EVP_PKEY_decrypt(c, out, outlen, in, inlen)
+                    : EVP_PKEY_encrypt(c, out, outlen, in, inlen))
+            > 0;
     EVP_PKEY_CTX_free(c);
     return ok;
 }
@@ -514,7 +564,8 @@ static void test_rsa_crypt(void)
                 CPT_CHECK(rsa_crypt(enc, 0, k, pads[pi], pt, len, ct, &cl)
                         && rsa_crypt(!enc, 1, k, pads[pi], ct, cl, back, &bl) && bl == len
                         && memcmp(back, pt, len) == 0,
-                    "RSA-%zu pad %d: %s encrypts, %s decrypts", 8 * l, pads[pi], side(enc), side(!enc));
+                    "RSA-%zu pad %d: %s encrypts, %s decrypts", 8 * l, pads[pi], side(enc),
+                    side(!enc));
                 free(pt);
             }
         }
@@ -543,8 +594,8 @@ static void test_rsa_crypt(void)
             ERR_clear_error();
             ok[0] = rsa_crypt(0, 1, k, RSA_NO_PADDING, big, l, back, &bl[0]);
             CPT_CHECK(!ok[0] && !ok[1] && error_names_modulus(),
-                "RSA-%zu: a ciphertext above the modulus is refused by both, %s's error saying so", 8 * l,
-                g_env.name);
+                "RSA-%zu: a ciphertext above the modulus is refused by both, %s's error saying so",
+                8 * l, g_env.name);
             ERR_clear_error();
         }
     }
@@ -559,7 +610,8 @@ static void test_rsa_keygen(void)
     EVP_PKEY_CTX *c;
 
     g_used_rsa = 1;
-    if (!CPT_CHECK(k != NULL && EVP_PKEY_get_bits(k) == 2048, "%s generates an RSA-2048 key", g_env.name))
+    if (!CPT_CHECK(k != NULL && EVP_PKEY_get_bits(k) == 2048, "%s generates an RSA-2048 key",
+            g_env.name))
         return;
     cpt_rng_fill(&g_r, msg, sizeof(msg));
     CPT_CHECK(rsa_sig(0, 0, k, RSA_PKCS1_PADDING, "SHA256", msg, sizeof(msg), sig[0], &sl)
@@ -575,7 +627,8 @@ static void test_rsa_keygen(void)
     /* An RSA-PSS key, its signatures PSS. */
     k = keygen(0, "RSA-PSS", NULL, 2048);
     sl = sizeof(sig[0]);
-    CPT_CHECK(k != NULL && rsa_sig(0, 0, k, RSA_PKCS1_PSS_PADDING, "SHA256", msg, sizeof(msg), sig[0], &sl)
+    CPT_CHECK(k != NULL
+            && rsa_sig(0, 0, k, RSA_PKCS1_PSS_PADDING, "SHA256", msg, sizeof(msg), sig[0], &sl)
             && rsa_sig(1, 1, k, RSA_PKCS1_PSS_PADDING, "SHA256", msg, sizeof(msg), sig[0], &sl),
         "%s generates an RSA-PSS key and signs with it, the default provider verifies", g_env.name);
     EVP_PKEY_free(k);
@@ -585,13 +638,14 @@ static void test_rsa_keygen(void)
 /* ECDSA, ECDH, X25519                                                 */
 /* ================================================================== */
 
-static int ec_sig(int ref, int verify, EVP_PKEY *k, const unsigned char *msg, size_t len, unsigned char *sig,
-    size_t *siglen)
+static int ec_sig(int ref, int verify, EVP_PKEY *k, const unsigned char *msg, size_t len,
+    unsigned char *sig, size_t *siglen)
 {
     EVP_MD_CTX *m = EVP_MD_CTX_new();
     int ok = m != NULL
         && (verify ? EVP_DigestVerifyInit_ex(m, NULL, "SHA256", lc(ref), pq(ref), k, NULL)
-                   : EVP_DigestSignInit_ex(m, NULL, "SHA256", lc(ref), pq(ref), k, NULL)) > 0
+                   : EVP_DigestSignInit_ex(m, NULL, "SHA256", lc(ref), pq(ref), k, NULL))
+            > 0
         && (verify ? EVP_DigestVerify(m, sig, *siglen, msg, len) == 1
                    : EVP_DigestSign(m, sig, siglen, msg, len) > 0);
 
@@ -612,11 +666,13 @@ static void test_ecdsa(void)
                 size_t len = (size_t)cpt_rng_below(&g_r, 2000), sl = 160;
                 unsigned char *msg = rnd(len), sig[160];
 
-                CPT_CHECK(ec_sig(s, 0, k, msg, len, sig, &sl) && ec_sig(!s, 1, k, msg, len, sig, &sl),
-                    "ECDSA %s (%s's key): %s signs, %s verifies", g_curves[ci], side(gen), side(s), side(!s));
+                CPT_CHECK(ec_sig(s, 0, k, msg, len, sig, &sl)
+                        && ec_sig(!s, 1, k, msg, len, sig, &sl),
+                    "ECDSA %s (%s's key): %s signs, %s verifies", g_curves[ci], side(gen), side(s),
+                    side(!s));
                 sig[sl / 2] ^= 1;
-                CPT_CHECK(!ec_sig(0, 1, k, msg, len, sig, &sl), "ECDSA %s: %s refuses a tampered signature",
-                    g_curves[ci], g_env.name);
+                CPT_CHECK(!ec_sig(0, 1, k, msg, len, sig, &sl),
+                    "ECDSA %s: %s refuses a tampered signature", g_curves[ci], g_env.name);
                 ERR_clear_error();
                 free(msg);
             }
@@ -643,15 +699,16 @@ static void exchange(const char *type, const char *group)
     unsigned char s[3][80];
     size_t n[3];
 
-    if (!CPT_CHECK(a != NULL && b != NULL, "%s keys from both providers", group != NULL ? group : type))
+    if (!CPT_CHECK(a != NULL && b != NULL, "%s keys from both providers",
+            group != NULL ? group : type))
         goto end;
     n[0] = derive(0, a, b, s[0]); /* cptprov's key, the default provider's peer */
     n[1] = derive(1, b, a, s[1]);
     n[2] = derive(0, b, a, s[2]); /* the default provider's key in cptprov */
     CPT_CHECK(n[0] > 0 && n[0] == n[1] && n[1] == n[2] && memcmp(s[0], s[1], n[0]) == 0
             && memcmp(s[2], s[1], n[0]) == 0,
-        "%s: %s derives the default provider's shared secret from either side", group != NULL ? group : type,
-        g_env.name);
+        "%s: %s derives the default provider's shared secret from either side",
+        group != NULL ? group : type, g_env.name);
 end:
     EVP_PKEY_free(a);
     EVP_PKEY_free(b);
@@ -676,8 +733,8 @@ static void test_x25519(void)
 /* Import, export and the key checks                                   */
 /* ================================================================== */
 
-static const char *const g_rsa_params[] = { "n", "e", "d", "rsa-factor1", "rsa-factor2", "rsa-exponent1",
-    "rsa-exponent2", "rsa-coefficient1", NULL };
+static const char *const g_rsa_params[] = { "n", "e", "d", "rsa-factor1", "rsa-factor2",
+    "rsa-exponent1", "rsa-exponent2", "rsa-coefficient1", NULL };
 static const char *const g_ec_params[] = { "group", "pub", "priv", NULL };
 static const char *const g_x_params[] = { "pub", "priv", NULL };
 
@@ -705,15 +762,17 @@ static EVP_PKEY *import(EVP_PKEY *k, const char *type, const char *const *names)
     OSSL_PARAM *in = NULL, *out = NULL;
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(g_env.libctx, type, g_env.propq);
     EVP_PKEY *t = NULL;
-    int ok = c != NULL && EVP_PKEY_todata(k, EVP_PKEY_KEYPAIR, &in) > 0 && EVP_PKEY_fromdata_init(c) > 0
-        && EVP_PKEY_fromdata(c, &t, EVP_PKEY_KEYPAIR, in) > 0
+    int ok = c != NULL && EVP_PKEY_todata(k, EVP_PKEY_KEYPAIR, &in) > 0
+        && EVP_PKEY_fromdata_init(c) > 0 && EVP_PKEY_fromdata(c, &t, EVP_PKEY_KEYPAIR, in) > 0
         && strcmp(OSSL_PROVIDER_get0_name(EVP_PKEY_get0_provider(t)), g_env.name) == 0
         && EVP_PKEY_todata(t, EVP_PKEY_KEYPAIR, &out) > 0;
 
     for (size_t i = 0; ok && names[i] != NULL; i++)
-        ok = CPT_CHECK(same_param(OSSL_PARAM_locate(in, names[i]), OSSL_PARAM_locate(out, names[i])),
-            "%s key: \"%s\" exported by %s as imported", type, names[i], g_env.name);
-    CPT_CHECK(ok, "%s key of %d bits imported into %s and exported", type, EVP_PKEY_get_bits(k), g_env.name);
+        ok =
+            CPT_CHECK(same_param(OSSL_PARAM_locate(in, names[i]), OSSL_PARAM_locate(out, names[i])),
+                "%s key: \"%s\" exported by %s as imported", type, names[i], g_env.name);
+    CPT_CHECK(ok, "%s key of %d bits imported into %s and exported", type, EVP_PKEY_get_bits(k),
+        g_env.name);
     OSSL_PARAM_free(in);
     OSSL_PARAM_free(out);
     EVP_PKEY_CTX_free(c);
@@ -764,7 +823,8 @@ static void test_keys(void)
             EVP_PKEY_CTX_free(c);
             c = ok ? EVP_PKEY_CTX_new_from_pkey(g_env.libctx, t, g_env.propq) : NULL;
             rc = ok ? EVP_PKEY_CTX_new_from_pkey(g_env.ref_libctx, t, DEF) : NULL;
-            CPT_CHECK(c != NULL && rc != NULL && EVP_PKEY_pairwise_check(c) != 1 && EVP_PKEY_pairwise_check(rc) != 1,
+            CPT_CHECK(c != NULL && rc != NULL && EVP_PKEY_pairwise_check(c) != 1
+                    && EVP_PKEY_pairwise_check(rc) != 1,
                 "RSA-2048 with a wrong dP: both refuse the pair");
             ERR_clear_error();
             EVP_PKEY_CTX_free(c);
@@ -776,7 +836,8 @@ static void test_keys(void)
     }
     g_used_ecdsa = 1;
     for (size_t ci = 0; ci < NELEM(g_curves); ci++) {
-        EVP_PKEY *k = keygen(1, "EC", g_curves[ci], 0), *t = k != NULL ? import(k, "EC", g_ec_params) : NULL;
+        EVP_PKEY *k = keygen(1, "EC", g_curves[ci], 0),
+                 *t = k != NULL ? import(k, "EC", g_ec_params) : NULL;
         EVP_PKEY *g = keygen(0, "EC", g_curves[ci], 0);
 
         snprintf(what, sizeof(what), "EC %s", g_curves[ci]);
@@ -790,7 +851,8 @@ static void test_keys(void)
     }
     g_used_x25519 = 1;
     {
-        EVP_PKEY *k = keygen(1, "X25519", NULL, 0), *t = k != NULL ? import(k, "X25519", g_x_params) : NULL;
+        EVP_PKEY *k = keygen(1, "X25519", NULL, 0),
+                 *t = k != NULL ? import(k, "X25519", g_x_params) : NULL;
 
         if (CPT_CHECK(t != NULL, "X25519 key"))
             key_checks(t, "X25519");
@@ -813,10 +875,10 @@ static void check_device(const char *alg)
 
     memset(&st, 0, sizeof(st));
     for (double end = cpt_now() + 3.5; !ok && cpt_now() < end; usleep(100000))
-        ok = cpt_stats_read(g_env.stats_dir, g_env.name, getpid(), alg, &st, why, sizeof(why)) && st.found
-            && st.device > 0;
-    CPT_CHECK(ok, "%s counters: ops %lld, device %lld, errors %lld%s%s", alg, st.ops, st.device, st.errors,
-        why[0] ? ": " : "", why);
+        ok = cpt_stats_read(g_env.stats_dir, g_env.name, getpid(), alg, &st, why, sizeof(why))
+            && st.found && st.device > 0;
+    CPT_CHECK(ok, "%s counters: ops %lld, device %lld, errors %lld%s%s", alg, st.ops, st.device,
+        st.errors, why[0] ? ": " : "", why);
 }
 
 static void test_stats(void)
@@ -893,8 +955,8 @@ int main(int argc, char **argv)
         return 1;
     }
     cpt_rng_seed(&g_r, g_o.seed, 0);
-    printf("libctx_test: provider %s, seed %llu, stats %s\n", g_env.name, (unsigned long long)g_o.seed,
-        g_env.stats_dir[0] != '\0' ? g_env.stats_dir : "(none)");
+    printf("libctx_test: provider %s, seed %llu, stats %s\n", g_env.name,
+        (unsigned long long)g_o.seed, g_env.stats_dir[0] != '\0' ? g_env.stats_dir : "(none)");
     cpt_run_tests(&g_o, g_tests, NELEM(g_tests));
     for (size_t i = 0; i < NELEM(g_rsa); i++)
         EVP_PKEY_free(g_rsa[i]);

@@ -20,7 +20,13 @@
 #include "common.h"
 
 static const char *const g_names[] = {
-    "SHA1", "SHA2-224", "SHA2-256", "SHA2-384", "SHA2-512", "SHA2-512/224", "SHA2-512/256",
+    "SHA1",
+    "SHA2-224",
+    "SHA2-256",
+    "SHA2-384",
+    "SHA2-512",
+    "SHA2-512/224",
+    "SHA2-512/256",
 };
 #define NMD (sizeof(g_names) / sizeof(g_names[0]))
 
@@ -64,13 +70,15 @@ static size_t mac(EVP_MAC *m, const char *md, const unsigned char *key, size_t k
         size_t k = len - off;
 
         if (r != NULL) {
-            k = cpt_rng_pct(r, 50) ? (size_t)cpt_rng_below(r, 200) : (size_t)cpt_rng_below(r, k + 1);
+            k = cpt_rng_pct(r, 50) ? (size_t)cpt_rng_below(r, 200)
+                                   : (size_t)cpt_rng_below(r, k + 1);
             k = k > len - off ? len - off : k;
         }
         ok = EVP_MAC_update(ctx, msg + off, k);
         off += k;
         if (ok && copy && dup == NULL && off >= len / 2) {
-            ok = (dup = EVP_MAC_CTX_dup(ctx)) != NULL && EVP_MAC_update(ctx, (const unsigned char *)"x", 1);
+            ok = (dup = EVP_MAC_CTX_dup(ctx)) != NULL
+                && EVP_MAC_update(ctx, (const unsigned char *)"x", 1);
             EVP_MAC_CTX_free(ctx);
             ctx = dup;
         }
@@ -107,7 +115,8 @@ static void test_differential(void)
         wl = mac(g_rm, g_names[i], key, keylen, msg, len, want, NULL, 0);
         gl = mac(g_tm, g_names[i], key, keylen, msg, len, got, &r, copy);
         CPT_CHECK(wl != 0 && gl == wl && memcmp(got, want, wl) == 0,
-            "HMAC-%s, %zu-byte key, %zu bytes (copied halfway: %d, seed %llu, iter %llu) equals the default provider's",
+            "HMAC-%s, %zu-byte key, %zu bytes (copied halfway: %d, seed %llu, iter %llu) equals "
+            "the default provider's",
             g_names[i], keylen, len, copy, (unsigned long long)g_o.seed, (unsigned long long)it);
         g_used[i] = 1;
         free(msg);
@@ -126,7 +135,8 @@ static void test_other_digests(void)
     cpt_rng_seed(&r, g_o.seed, 5);
     for (size_t k = 0; k < 30; k++) {
         const char *md = others[k % 3];
-        size_t len = k % 5 == 0 ? 100000 : (size_t)cpt_rng_below(&r, 3000), kl = (size_t)cpt_rng_below(&r, 200);
+        size_t len = k % 5 == 0 ? 100000 : (size_t)cpt_rng_below(&r, 3000),
+               kl = (size_t)cpt_rng_below(&r, 200);
         unsigned char *msg = malloc(len + 1), key[200], want[64], got[64];
         size_t wl, gl;
 
@@ -151,9 +161,9 @@ static void test_reinit(void)
 
         for (int p = 0; p < 2; p++) {
             EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(p ? g_tm : g_rm);
-            OSSL_PARAM params[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST,
-                                        (char *)g_names[i], 0),
-                OSSL_PARAM_END };
+            OSSL_PARAM params[] = {
+                OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)g_names[i], 0), OSSL_PARAM_END
+            };
             size_t n;
 
             memset(out[p], 0, sizeof(out[p]));
@@ -181,24 +191,29 @@ static void test_kat(void)
         { "SHA2-256", "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "Hi There",
             "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7" },
         { "SHA2-384", "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "Hi There",
-            "afd03944d84895626b0825f4ab46907f15f9dadbe4101ec682aa034c7cebc59cfaea9ea9076ede7f4af152e8b2fa9cb6" },
+            "afd03944d84895626b0825f4ab46907f15f9dadbe4101ec682aa034c7cebc59cfaea9ea9076ede7f4af152"
+            "e8b2fa9cb6" },
         { "SHA2-512", "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "Hi There",
-            "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cdedaa833b7d6b8a702038b274eaea3f4e4be9d914eeb61f1702e696c203a126854" },
+            "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cdedaa833b7d6b8a702038b27"
+            "4eaea3f4e4be9d914eeb61f1702e696c203a126854" },
         { "SHA2-224", "4a656665", "what do ya want for nothing?",
             "a30e01098bc6dbbf45690f3a7e9e6d0f8bbea2a39e6148008fd05e44" },
         { "SHA2-256", "4a656665", "what do ya want for nothing?",
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843" },
         { "SHA2-384", "4a656665", "what do ya want for nothing?",
-            "af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47e42ec3736322445e8e2240ca5e69e2c78b3239ecfab21649" },
+            "af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47e42ec3736322445e8e2240ca5e69e2c78b3239"
+            "ecfab21649" },
         { "SHA2-512", "4a656665", "what do ya want for nothing?",
-            "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737" },
+            "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f"
+            "65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737" },
     };
 
     for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
         unsigned char *key = NULL, *want = NULL, got[64];
         size_t kl, wl, gl;
 
-        if (!CPT_CHECK(cpt_hex_decode(v[k].key_hex, &key, &kl) && cpt_hex_decode(v[k].mac_hex, &want, &wl),
+        if (!CPT_CHECK(cpt_hex_decode(v[k].key_hex, &key, &kl)
+                    && cpt_hex_decode(v[k].mac_hex, &want, &wl),
                 "vector %zu is well formed", k))
             goto next;
         for (int prov = 0; prov < 2; prov++) {

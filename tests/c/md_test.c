@@ -20,7 +20,13 @@
 #include "common.h"
 
 static const char *const g_names[] = {
-    "SHA1", "SHA2-224", "SHA2-256", "SHA2-384", "SHA2-512", "SHA2-512/224", "SHA2-512/256",
+    "SHA1",
+    "SHA2-224",
+    "SHA2-256",
+    "SHA2-384",
+    "SHA2-512",
+    "SHA2-512/224",
+    "SHA2-512/256",
 };
 #define NMD (sizeof(g_names) / sizeof(g_names[0]))
 
@@ -64,7 +70,8 @@ static unsigned int hash(EVP_MD *md, const unsigned char *msg, size_t len, unsig
 
         if (r != NULL) {
             /* small first updates as often as large ones */
-            k = cpt_rng_pct(r, 50) ? (size_t)cpt_rng_below(r, 200) : (size_t)cpt_rng_below(r, k + 1);
+            k = cpt_rng_pct(r, 50) ? (size_t)cpt_rng_below(r, 200)
+                                   : (size_t)cpt_rng_below(r, k + 1);
             k = k > len - off ? len - off : k;
         }
         ok = EVP_DigestUpdate(ctx, msg + off, k);
@@ -110,7 +117,8 @@ static void test_differential(void)
         wl = hash(g_rm[i], msg, len, want, NULL, 0);
         gl = hash(g_tm[i], msg, len, got, &r, copy);
         CPT_CHECK(wl != 0 && gl == wl && memcmp(got, want, wl) == 0,
-            "%s of %zu bytes (copied halfway: %d, seed %llu, iter %llu) equals the default provider's",
+            "%s of %zu bytes (copied halfway: %d, seed %llu, iter %llu) equals the default "
+            "provider's",
             g_names[i], len, copy, (unsigned long long)g_o.seed, (unsigned long long)it);
         g_used[i] = 1;
         free(msg);
@@ -129,24 +137,29 @@ static void test_kat(void)
             "84983e441c3bd26ebaae4aa1f95129e5e54670f1", 0 },
         { "SHA1", NULL, "34aa973cd4c4daa4f61eeb2bdbad27316534016f", 1 },
         { "SHA2-224", "abc", "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7", 0 },
-        { "SHA2-256", "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 0 },
+        { "SHA2-256", "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+            0 },
         { "SHA2-256", "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", 0 },
         { "SHA2-256", "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", 0 },
         { "SHA2-256", NULL, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0", 1 },
         { "SHA2-384", "abc",
-            "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7",
+            "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baec"
+            "a134c825a7",
             0 },
         { "SHA2-512", "abc",
-            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd"
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c"
+            "23a3feebbd"
             "454d4423643ce80e2a9ac94fa54ca49f",
             0 },
         { "SHA2-512", NULL,
-            "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973ebde0ff244877ea60a4cb0432ce577c31b"
+            "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973ebde0ff244877ea60a4cb043"
+            "2ce577c31b"
             "eb009c5c2c49aa2e4eadb217ad8cc09b",
             1 },
         { "SHA2-512/224", "abc", "4634270f707b6a54daae7530460842e20e37ed265ceee9a43e8924aa", 0 },
-        { "SHA2-512/256", "abc", "53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23", 0 },
+        { "SHA2-512/256", "abc", "53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23",
+            0 },
     };
 
     for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
@@ -159,7 +172,8 @@ static void test_kat(void)
             memset(msg, 'a', len);
         else
             memcpy(msg, v[k].msg, len);
-        if (CPT_CHECK(i < NMD && cpt_hex_decode(v[k].hex, &want, &wl), "vector %zu is well formed", k)) {
+        if (CPT_CHECK(i < NMD && cpt_hex_decode(v[k].hex, &want, &wl), "vector %zu is well formed",
+                k)) {
             for (int split = 0; split < 2; split++) {
                 cpt_rng r;
                 unsigned int gl;

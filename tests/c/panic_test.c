@@ -34,20 +34,47 @@ static int encrypt_once(EVP_CIPHER *c, int *failed_step)
     *failed_step = 0;
     /* An init with parameters goes to Go at once (a plain one waits for the next call). */
     ivlen = 12;
-    if (!EVP_EncryptInit_ex2(x, c, key, NULL, set)) { *failed_step = 1; goto end; }
+    if (!EVP_EncryptInit_ex2(x, c, key, NULL, set)) {
+        *failed_step = 1;
+        goto end;
+    }
     /* A param the C side cannot answer by itself, so it reaches Go. */
     ivlen = 16;
-    if (!EVP_CIPHER_CTX_set_params(x, set)) { *failed_step = 2; goto end; }
-    if (!EVP_CIPHER_CTX_get_params(x, get)) { *failed_step = 3; goto end; }
+    if (!EVP_CIPHER_CTX_set_params(x, set)) {
+        *failed_step = 2;
+        goto end;
+    }
+    if (!EVP_CIPHER_CTX_get_params(x, get)) {
+        *failed_step = 3;
+        goto end;
+    }
     ivlen = 12;
-    if (!EVP_CIPHER_CTX_set_params(x, set)) { *failed_step = 2; goto end; }
-    if (!EVP_EncryptInit_ex2(x, NULL, NULL, iv, NULL)) { *failed_step = 1; goto end; }
+    if (!EVP_CIPHER_CTX_set_params(x, set)) {
+        *failed_step = 2;
+        goto end;
+    }
+    if (!EVP_EncryptInit_ex2(x, NULL, NULL, iv, NULL)) {
+        *failed_step = 1;
+        goto end;
+    }
     /* AAD only: a final after data would be finished by the C side alone. */
-    if (!EVP_EncryptUpdate(x, NULL, &n, buf, sizeof(buf))) { *failed_step = 4; goto end; }
-    if (!EVP_EncryptFinal_ex(x, buf, &n)) { *failed_step = 5; goto end; }
+    if (!EVP_EncryptUpdate(x, NULL, &n, buf, sizeof(buf))) {
+        *failed_step = 4;
+        goto end;
+    }
+    if (!EVP_EncryptFinal_ex(x, buf, &n)) {
+        *failed_step = 5;
+        goto end;
+    }
     /* The tag is answered in C; "taglen" reaches Go. */
-    if (EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag) <= 0) { *failed_step = 3; goto end; }
-    if (!EVP_CIPHER_CTX_get_params(x, taglen)) { *failed_step = 3; goto end; }
+    if (EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag) <= 0) {
+        *failed_step = 3;
+        goto end;
+    }
+    if (!EVP_CIPHER_CTX_get_params(x, taglen)) {
+        *failed_step = 3;
+        goto end;
+    }
     ok = 1;
 end:
     EVP_CIPHER_CTX_free(x);
@@ -130,11 +157,14 @@ static int child(const char *which, int want_step)
     if (OSSL_PROVIDER_load(lc, "cptprov") == NULL
         || (c = EVP_CIPHER_fetch(lc, oneshot ? "AES-128-CBC" : "AES-128-GCM", NULL)) == NULL)
         return 10;
-    ok = hmac ? mac_once(lc, &step) : digest ? digest_once(lc, &step)
-        : oneshot ? oneshot_once(c, &step) : encrypt_once(c, &step);
+    ok = hmac     ? mac_once(lc, &step)
+        : digest  ? digest_once(lc, &step)
+        : oneshot ? oneshot_once(c, &step)
+                  : encrypt_once(c, &step);
     ERR_error_string_n(ERR_peek_last_error(), err, sizeof(err));
     if (ok || step != want_step || strstr(err, "internal error") == NULL) {
-        fprintf(stderr, "  %s: ok=%d step=%d (want %d) error=\"%s\"\n", which, ok, step, want_step, err);
+        fprintf(stderr, "  %s: ok=%d step=%d (want %d) error=\"%s\"\n", which, ok, step, want_step,
+            err);
         return 11;
     }
     ERR_clear_error();
@@ -146,10 +176,20 @@ static int child(const char *which, int want_step)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; int step; } cases[] = {
-        { "init", 1 }, { "set_params", 2 }, { "get_params", 3 }, { "update", 4 }, { "final", 5 },
-        { "oneshot", 6 }, { "digest_update", 7 }, { "digest_final", 8 },
-        { "mac_update", 9 }, { "mac_final", 10 },
+    static const struct {
+        const char *name;
+        int step;
+    } cases[] = {
+        { "init", 1 },
+        { "set_params", 2 },
+        { "get_params", 3 },
+        { "update", 4 },
+        { "final", 5 },
+        { "oneshot", 6 },
+        { "digest_update", 7 },
+        { "digest_final", 8 },
+        { "mac_update", 9 },
+        { "mac_final", 10 },
     };
     int passed = 0, failed = 0;
 
@@ -168,12 +208,14 @@ int main(int argc, char **argv)
 
             snprintf(step, sizeof(step), "%d", cases[i].step);
             setenv("CPTPROV_TEST_PANIC", cases[i].name, 1);
-            execl("/proc/self/exe", argv[0], "--provider-path", path, "--child", cases[i].name, step, (char *)NULL);
+            execl("/proc/self/exe", argv[0], "--provider-path", path, "--child", cases[i].name,
+                step, (char *)NULL);
             _exit(12);
         }
         if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
             printf("FAIL panic in %s: child %s\n", cases[i].name,
-                WIFSIGNALED(st) ? "was killed by a signal" : "did not report a clean OpenSSL error");
+                WIFSIGNALED(st) ? "was killed by a signal"
+                                : "did not report a clean OpenSSL error");
             failed++;
         } else {
             printf("ok   panic in %s -> OpenSSL error, process alive\n", cases[i].name);

@@ -93,7 +93,8 @@ static void take_errors(struct outcome *o)
             if (r != NULL)
                 snprintf(o->reasons[o->nreasons], sizeof(o->reasons[0]), "%s", r);
             else
-                snprintf(o->reasons[o->nreasons], sizeof(o->reasons[0]), "reason(%d)", ERR_GET_REASON(e));
+                snprintf(o->reasons[o->nreasons], sizeof(o->reasons[0]), "reason(%d)",
+                    ERR_GET_REASON(e));
             o->nreasons++;
         }
     }
@@ -143,8 +144,8 @@ static void check_owner(EVP_PKEY_CTX *c, int side, const char *what)
     const char *name = p != NULL ? OSSL_PROVIDER_get0_name(p) : "none";
 
     if (side == 1) {
-        cpt_check(strcmp(name, g_side[1].name) == 0, "%s: the operation ran in %s, not %s", what, name,
-            g_side[1].name);
+        cpt_check(strcmp(name, g_side[1].name) == 0, "%s: the operation ran in %s, not %s", what,
+            name, g_side[1].name);
         g_used_rsa = 1;
     }
 }
@@ -254,7 +255,8 @@ static int make_keys(void)
     g_rsa512 = keygen("RSA", 512, NULL, -1);
     g_pss_restricted = keygen("RSA-PSS", 2048, "SHA256", 32);
     g_pss_free = keygen("RSA-PSS", 2048, NULL, -1);
-    return CPT_CHECK(g_rsa2048 != NULL && g_rsa512 != NULL && g_pss_restricted != NULL && g_pss_free != NULL,
+    return CPT_CHECK(g_rsa2048 != NULL && g_rsa512 != NULL && g_pss_restricted != NULL
+            && g_pss_free != NULL,
         "RSA and RSA-PSS keys");
 }
 
@@ -310,51 +312,92 @@ static const struct enc_case enc_cases[] = {
     { "pad -1", { { PAD, 'i', NULL, -1 } }, 100, 0 },
     { "pad as unsigned", { { PAD, 'u', NULL, RSA_PKCS1_OAEP_PADDING } }, 100, 0 },
     { "tls encryption", { { PAD, 'i', NULL, RSA_PKCS1_WITH_TLS_PADDING } }, 48, 0 },
-#define TLSDEC(name, ...) { name, { { PAD, 'i', NULL, RSA_PKCS1_PADDING } }, 48, 0, { { PAD, 'i', NULL, RSA_PKCS1_WITH_TLS_PADDING }, __VA_ARGS__ } }
+#define TLSDEC(name, ...)                                               \
+    {                                                                   \
+        name, { { PAD, 'i', NULL, RSA_PKCS1_PADDING } }, 48, 0,         \
+        {                                                               \
+            { PAD, 'i', NULL, RSA_PKCS1_WITH_TLS_PADDING }, __VA_ARGS__ \
+        }                                                               \
+    }
     TLSDEC("tls without a version", { NULL }),
     TLSDEC("tls version 0x0303", { TLSV, 'u', NULL, 0x0303 }),
     TLSDEC("tls version 0x0302 (wrong)", { TLSV, 'u', NULL, 0x0302 }),
     TLSDEC("tls version 0x10000", { TLSV, 'u', NULL, 0x10000 }),
     TLSDEC("tls version as int", { TLSV, 'i', NULL, 0x0303 }),
-    TLSDEC("tls negotiated version", { TLSV, 'u', NULL, 0x0302 }, { OSSL_ASYM_CIPHER_PARAM_TLS_NEGOTIATED_VERSION, 'u', NULL, 0x0303 }),
-    { "tls with a version", { { PAD, 'i', NULL, RSA_PKCS1_WITH_TLS_PADDING }, { TLSV, 'u', NULL, 0x0303 } }, 48, 0 },
-    { "tls version 0x10000", { { PAD, 'i', NULL, RSA_PKCS1_WITH_TLS_PADDING }, { TLSV, 'u', NULL, 0x10000 } }, 48, 0 },
-    { "tls version as int", { { PAD, 'i', NULL, RSA_PKCS1_WITH_TLS_PADDING }, { TLSV, 'i', NULL, 0x0303 } }, 48, 0 },
+    TLSDEC("tls negotiated version", { TLSV, 'u', NULL, 0x0302 },
+        { OSSL_ASYM_CIPHER_PARAM_TLS_NEGOTIATED_VERSION, 'u', NULL, 0x0303 }),
+    { "tls with a version",
+        { { PAD, 'i', NULL, RSA_PKCS1_WITH_TLS_PADDING }, { TLSV, 'u', NULL, 0x0303 } }, 48, 0 },
+    { "tls version 0x10000",
+        { { PAD, 'i', NULL, RSA_PKCS1_WITH_TLS_PADDING }, { TLSV, 'u', NULL, 0x10000 } }, 48, 0 },
+    { "tls version as int",
+        { { PAD, 'i', NULL, RSA_PKCS1_WITH_TLS_PADDING }, { TLSV, 'i', NULL, 0x0303 } }, 48, 0 },
     { "oaep SHA256", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA256" } }, 0, 0 },
     { "oaep SHA512", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA512" } }, 0, 0 },
-    { "oaep SHA512-224", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA512-224" } }, 0, 0 },
-    { "oaep SHA512-256", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA2-512/256" } }, 0, 0 },
-    { "oaep SHA3-224", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA3-224" } }, 0, 0 },
-    { "oaep SHA3-512", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA3-512" } }, 0, 0 },
+    { "oaep SHA512-224", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA512-224" } },
+        0, 0 },
+    { "oaep SHA512-256",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA2-512/256" } }, 0, 0 },
+    { "oaep SHA3-224", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA3-224" } }, 0,
+        0 },
+    { "oaep SHA3-512", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA3-512" } }, 0,
+        0 },
     { "oaep MD5", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "MD5" } }, 0, 0 },
-    { "oaep SHAKE128", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHAKE128" } }, 100, 0 },
-    { "oaep SHAKE256", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHAKE256" } }, 100, 0 },
-    { "oaep BLAKE2B-512", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "BLAKE2B-512" } }, 0, 0 },
-    { "oaep mgf1 BLAKE2s256", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "BLAKE2s256" } }, 0, 0 },
-    { "oaep RIPEMD160", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "RIPEMD160" } }, 0, 0 },
+    { "oaep SHAKE128", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHAKE128" } },
+        100, 0 },
+    { "oaep SHAKE256", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHAKE256" } },
+        100, 0 },
+    { "oaep BLAKE2B-512",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "BLAKE2B-512" } }, 0, 0 },
+    { "oaep mgf1 BLAKE2s256",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "BLAKE2s256" } }, 0, 0 },
+    { "oaep RIPEMD160", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "RIPEMD160" } },
+        0, 0 },
     { "oaep mgf1 MD5", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "MD5" } }, 0, 0 },
-    { "oaep unknown digest", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "NOSUCHMD" } }, 100, 0 },
-    { "oaep digest as int", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 'i', NULL, 1 } }, 100, 0 },
-    { "oaep digest in capitals", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "sha256" } }, 0, 0 },
-    { "digest before pad", { { OMD, 's', "SHA384" }, { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING } }, 0, 0 },
-    { "oaep digest with pkcs1", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { OMD, 's', "SHA256" } }, 0, 0 },
-    { "oaep SHA512 on a 512-bit key", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA512" } }, 1, 1 },
-    { "oaep mgf1 SHA512", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA256" }, { MGF, 's', "SHA512" } }, 0, 0 },
-    { "oaep mgf1 SHA3-256", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHA3-256" } }, 0, 0 },
-    { "oaep mgf1 SHA512-224", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHA512-224" } }, 0, 0 },
-    { "oaep mgf1 SHAKE128", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHAKE128" } }, 0, 0 },
-    { "oaep mgf1 SHAKE256", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHAKE256" } }, 0, 0 },
-    { "oaep mgf1 unknown", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "NOSUCHMD" } }, 100, 0 },
-    { "oaep label", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 'o', "cptprov label", 13 } }, 0, 0 },
-    { "oaep empty label", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 'o', "", 0 } }, 0, 0 },
+    { "oaep unknown digest",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "NOSUCHMD" } }, 100, 0 },
+    { "oaep digest as int", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 'i', NULL, 1 } },
+        100, 0 },
+    { "oaep digest in capitals",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "sha256" } }, 0, 0 },
+    { "digest before pad", { { OMD, 's', "SHA384" }, { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING } },
+        0, 0 },
+    { "oaep digest with pkcs1", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { OMD, 's', "SHA256" } },
+        0, 0 },
+    { "oaep SHA512 on a 512-bit key",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA512" } }, 1, 1 },
+    { "oaep mgf1 SHA512",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { OMD, 's', "SHA256" },
+            { MGF, 's', "SHA512" } },
+        0, 0 },
+    { "oaep mgf1 SHA3-256",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHA3-256" } }, 0, 0 },
+    { "oaep mgf1 SHA512-224",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHA512-224" } }, 0, 0 },
+    { "oaep mgf1 SHAKE128",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHAKE128" } }, 0, 0 },
+    { "oaep mgf1 SHAKE256",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "SHAKE256" } }, 0, 0 },
+    { "oaep mgf1 unknown", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { MGF, 's', "NOSUCHMD" } },
+        100, 0 },
+    { "oaep label",
+        { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 'o', "cptprov label", 13 } }, 0, 0 },
+    { "oaep empty label", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 'o', "", 0 } }, 0,
+        0 },
     { "oaep NULL label", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 'N' } }, 0, 0 },
     { "oaep 10 KB label", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 'L' } }, 0, 0 },
-    { "oaep 10 KB label, SHA3-384", { { PAD, 's', "oaep" }, { OMD, 's', "SHA3-384" }, { LBL, 'L' } }, 0, 0 },
-    { "label as a string", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 's', "label" } }, 0, 0 },
-    { "label before pad", { { LBL, 'o', "first", 5 }, { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING } }, 0, 0 },
-    { "label with pkcs1", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { LBL, 'o', "ignored", 7 } }, 0, 0 },
-    { "pkcs1, implicit rejection off", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { IMPLICIT, 'u', NULL, 0 } }, 0, 0 },
-    { "pkcs1, implicit rejection on", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { IMPLICIT, 'u', NULL, 1 } }, 0, 0 },
+    { "oaep 10 KB label, SHA3-384",
+        { { PAD, 's', "oaep" }, { OMD, 's', "SHA3-384" }, { LBL, 'L' } }, 0, 0 },
+    { "label as a string", { { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING }, { LBL, 's', "label" } }, 0,
+        0 },
+    { "label before pad", { { LBL, 'o', "first", 5 }, { PAD, 'i', NULL, RSA_PKCS1_OAEP_PADDING } },
+        0, 0 },
+    { "label with pkcs1", { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { LBL, 'o', "ignored", 7 } }, 0,
+        0 },
+    { "pkcs1, implicit rejection off",
+        { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { IMPLICIT, 'u', NULL, 0 } }, 0, 0 },
+    { "pkcs1, implicit rejection on",
+        { { PAD, 'i', NULL, RSA_PKCS1_PADDING }, { IMPLICIT, 'u', NULL, 1 } }, 0, 0 },
     { "pkcs1, implicit rejection 2", { { IMPLICIT, 'i', NULL, 2 } }, 0, 1 },
     { "implicit rejection as a string", { { IMPLICIT, 's', "0" } }, 100, 0 },
     { "pad 8, decrypted with it", { { NULL } }, 100, 0, { { PAD, 'i', NULL, PAD_NO_IMPLICIT } } },
@@ -370,8 +413,8 @@ static size_t max_msg(const struct enc_case *ec, EVP_PKEY *k)
     for (int i = 0; i < MAX_PARAMS && ec->p[i].key != NULL; i++) {
         if (strcmp(ec->p[i].key, PAD) == 0)
             pad = ec->p[i].type == 's' ? (strcmp(ec->p[i].s, "none") == 0 ? RSA_NO_PADDING
-                                             : strcmp(ec->p[i].s, "pkcs1") == 0 ? RSA_PKCS1_PADDING
-                                                                                : RSA_PKCS1_OAEP_PADDING)
+                          : strcmp(ec->p[i].s, "pkcs1") == 0              ? RSA_PKCS1_PADDING
+                                                                          : RSA_PKCS1_OAEP_PADDING)
                                        : (int)ec->p[i].i;
         if (strcmp(ec->p[i].key, OMD) == 0 && ec->p[i].type == 's') {
             EVP_MD *md = EVP_MD_fetch(g_side[0].lc, ec->p[i].s, NULL);
@@ -392,8 +435,8 @@ static size_t max_msg(const struct enc_case *ec, EVP_PKEY *k)
 }
 
 /* A context of side s for the case: params at init (at_init) or set after. */
-static EVP_PKEY_CTX *enc_ctx(int s, EVP_PKEY *k, const struct pspec *ps, const char *name, int decrypt,
-    int at_init, struct outcome *o)
+static EVP_PKEY_CTX *enc_ctx(int s, EVP_PKEY *k, const struct pspec *ps, const char *name,
+    int decrypt, int at_init, struct outcome *o)
 {
     struct pbuf b;
     const OSSL_PARAM *params = build(&b, ps);
@@ -405,7 +448,8 @@ static EVP_PKEY_CTX *enc_ctx(int s, EVP_PKEY *k, const struct pspec *ps, const c
         return NULL;
     }
     if (at_init)
-        ok = (decrypt ? EVP_PKEY_decrypt_init_ex(c, params) : EVP_PKEY_encrypt_init_ex(c, params)) > 0;
+        ok = (decrypt ? EVP_PKEY_decrypt_init_ex(c, params) : EVP_PKEY_encrypt_init_ex(c, params))
+            > 0;
     else
         ok = (decrypt ? EVP_PKEY_decrypt_init(c) : EVP_PKEY_encrypt_init(c)) > 0
             && (params == NULL || EVP_PKEY_CTX_set_params(c, params) > 0);
@@ -452,10 +496,12 @@ static void enc_run(const struct enc_case *ec, int at_init)
             if (s == 0 && d == NULL && wantlen == 0)
                 n2 = 0;
             if (want != NULL)
-                cpt_check(n == (int)wantlen && n2 == n && (n == 0 || (memcmp(got, want, wantlen) == 0
-                                                                    && memcmp(got2, want, wantlen) == 0)),
-                    "%s (%s): the label reads back (%d and %d bytes of %zu)", ec->name, g_side[s].name, n, n2,
-                    wantlen);
+                cpt_check(n == (int)wantlen && n2 == n
+                        && (n == 0
+                            || (memcmp(got, want, wantlen) == 0
+                                && memcmp(got2, want, wantlen) == 0)),
+                    "%s (%s): the label reads back (%d and %d bytes of %zu)", ec->name,
+                    g_side[s].name, n, n2, wantlen);
             EVP_PKEY_CTX_free(d);
             ERR_clear_error();
         }
@@ -502,7 +548,9 @@ static void enc_run(const struct enc_case *ec, int at_init)
                     outl = sizeof(bad[t].out);
                     if (t == 0)
                         ct[enc[e].outlen / 2] ^= 0x40;
-                    if (EVP_PKEY_decrypt(d, bad[t].out, &outl, t == 0 ? ct : ct + 1, enc[e].outlen - (size_t)t) <= 0)
+                    if (EVP_PKEY_decrypt(d, bad[t].out, &outl, t == 0 ? ct : ct + 1,
+                            enc[e].outlen - (size_t)t)
+                        <= 0)
                         fail_at(&bad[t], 4);
                     bad[t].outlen = outl;
                     if (s == 0) {
@@ -531,7 +579,8 @@ static void enc_run(const struct enc_case *ec, int at_init)
             int tls = dec[e][s].outlen == 48 && mlen == 48;
 
             if (dec[e][s].step == 0)
-                cpt_check(tls || (dec[e][s].outlen == mlen && memcmp(dec[e][s].out, msg, mlen) == 0),
+                cpt_check(tls
+                        || (dec[e][s].outlen == mlen && memcmp(dec[e][s].out, msg, mlen) == 0),
                     "%s: %s gets the message back", what, g_side[s].name);
         }
         /* (A TLS secret of the wrong version is 48 random bytes.) */
@@ -631,8 +680,8 @@ static void enc_synthetic(EVP_PKEY *k, cpt_rng *r)
             }
             EVP_PKEY_CTX_free(raw);
             ERR_clear_error();
-            snprintf(what, sizeof(what), "%zu-bit key, %s, ciphertext %d (kind %d) of %zu bytes", 8 * n,
-                mode_name[m], i, i % 9, len);
+            snprintf(what, sizeof(what), "%zu-bit key, %s, ciphertext %d (kind %d) of %zu bytes",
+                8 * n, mode_name[m], i, i % 9, len);
             for (int s = 0; s < 2; s++) {
                 EVP_PKEY_CTX *c;
 
@@ -647,8 +696,10 @@ static void enc_synthetic(EVP_PKEY *k, cpt_rng *r)
             compare(what, &o[0], &o[1]);
             if (o[0].step == 0 && o[1].step == 0) {
                 synthetic++;
-                agree += cpt_check(o[0].outlen == o[1].outlen && memcmp(o[0].out, o[1].out, o[0].outlen) == 0,
-                    "%s: both providers decrypt to the same bytes (%zu and %zu)", what, o[0].outlen, o[1].outlen);
+                agree += cpt_check(o[0].outlen == o[1].outlen
+                        && memcmp(o[0].out, o[1].out, o[0].outlen) == 0,
+                    "%s: both providers decrypt to the same bytes (%zu and %zu)", what, o[0].outlen,
+                    o[1].outlen);
             }
         }
         cpt_info("%zu-bit key, %s: %u of 40 ciphertexts decrypted (alike on both: %u)", 8 * n,
@@ -685,7 +736,10 @@ static void test_enc(void)
 #define SMD OSSL_SIGNATURE_PARAM_DIGEST
 #define SMGF OSSL_SIGNATURE_PARAM_MGF1_DIGEST
 #define SALT OSSL_SIGNATURE_PARAM_PSS_SALTLEN
-#define PSS { SPAD, 'i', NULL, RSA_PKCS1_PSS_PADDING }
+#define PSS                                    \
+    {                                          \
+        SPAD, 'i', NULL, RSA_PKCS1_PSS_PADDING \
+    }
 
 enum { K_RSA, K_SMALL, K_PSS, K_PSS_FREE };
 
@@ -713,7 +767,8 @@ static const struct sig_case sig_cases[] = {
     { "none, raw, short", K_RSA, NULL, { { SPAD, 'i', NULL, RSA_NO_PADDING } }, 100 },
     { "pkcs1 raw 36 bytes", K_RSA, NULL, { { SPAD, 'i', NULL, RSA_PKCS1_PADDING } }, 36 },
     { "pkcs1 raw too long", K_RSA, NULL, { { SPAD, 'i', NULL, RSA_PKCS1_PADDING } }, 250 },
-    { "pkcs1 SHA256 digest", K_RSA, NULL, { { SPAD, 'i', NULL, RSA_PKCS1_PADDING }, { SMD, 's', "SHA256" } } },
+    { "pkcs1 SHA256 digest", K_RSA, NULL,
+        { { SPAD, 'i', NULL, RSA_PKCS1_PADDING }, { SMD, 's', "SHA256" } } },
     { "pkcs1 SHA256, short digest", K_RSA, NULL,
         { { SPAD, 'i', NULL, RSA_PKCS1_PADDING }, { SMD, 's', "SHA256" } }, 20 },
     { "pkcs1 SHA3-512", K_RSA, "SHA3-512", { { NULL } } },
@@ -729,7 +784,8 @@ static const struct sig_case sig_cases[] = {
     { "pss mgf1 SHA3-256", K_RSA, "SHA256", { PSS, { SMGF, 's', "SHA3-256" } } },
     { "pss mgf1 unknown", K_RSA, "SHA256", { PSS, { SMGF, 's', "NOSUCHMD" } } },
     { "mgf1 before pss", K_RSA, "SHA256", { { SMGF, 's', "SHA256" }, PSS } },
-    { "mgf1 with pkcs1", K_RSA, "SHA256", { { SPAD, 'i', NULL, RSA_PKCS1_PADDING }, { SMGF, 's', "SHA256" } } },
+    { "mgf1 with pkcs1", K_RSA, "SHA256",
+        { { SPAD, 'i', NULL, RSA_PKCS1_PADDING }, { SMGF, 's', "SHA256" } } },
     { "salt 0", K_RSA, "SHA256", { PSS, { SALT, 'i', NULL, 0 } } },
     { "salt 20", K_RSA, "SHA256", { PSS, { SALT, 'i', NULL, 20 } } },
     { "salt 222 (the most)", K_RSA, "SHA256", { PSS, { SALT, 'i', NULL, 222 } } },
@@ -753,7 +809,8 @@ static const struct sig_case sig_cases[] = {
     { "salt \"bogus\"", K_RSA, "SHA256", { PSS, { SALT, 's', "bogus" } } },
     { "salt \"12abc\"", K_RSA, "SHA256", { PSS, { SALT, 's', "12abc" } } },
     { "salt as unsigned", K_RSA, "SHA256", { PSS, { SALT, 'u', NULL, 20 } } },
-    { "salt with pkcs1", K_RSA, "SHA256", { { SPAD, 'i', NULL, RSA_PKCS1_PADDING }, { SALT, 'i', NULL, 20 } } },
+    { "salt with pkcs1", K_RSA, "SHA256",
+        { { SPAD, 'i', NULL, RSA_PKCS1_PADDING }, { SALT, 'i', NULL, 20 } } },
     { "salt before pss", K_RSA, "SHA256", { { SALT, 'i', NULL, 20 }, PSS } },
     { "pss SHA512 on 512 bits", K_SMALL, "SHA512", { PSS } },
     { "pss SHA256 on 512 bits, salt digest", K_SMALL, "SHA256", { PSS, { SALT, 'i', NULL, -1 } } },
@@ -788,8 +845,8 @@ static EVP_PKEY *sig_key(int which)
 
 /* Side s signs (verify = 0) or verifies sig; on success o->out is the
  * signature (or the verified one). */
-static void sig_one(int s, const struct sig_case *sc, int verify, const unsigned char *tbs, size_t tbslen,
-    const unsigned char *sig, size_t siglen, struct outcome *o)
+static void sig_one(int s, const struct sig_case *sc, int verify, const unsigned char *tbs,
+    size_t tbslen, const unsigned char *sig, size_t siglen, struct outcome *o)
 {
     EVP_PKEY *k = sig_key(sc->key);
     struct pbuf b;
@@ -802,8 +859,10 @@ static void sig_one(int s, const struct sig_case *sc, int verify, const unsigned
     if (sc->md != NULL) {
         m = EVP_MD_CTX_new();
         ok = m != NULL
-            && (verify ? EVP_DigestVerifyInit_ex(m, &c, sc->md, g_side[s].lc, g_side[s].propq, k, params)
-                       : EVP_DigestSignInit_ex(m, &c, sc->md, g_side[s].lc, g_side[s].propq, k, params))
+            && (verify ? EVP_DigestVerifyInit_ex(m, &c, sc->md, g_side[s].lc, g_side[s].propq, k,
+                    params)
+                       : EVP_DigestSignInit_ex(m, &c, sc->md, g_side[s].lc, g_side[s].propq, k,
+                           params))
                 > 0;
     } else {
         c = EVP_PKEY_CTX_new_from_pkey(g_side[s].lc, k, g_side[s].propq);
@@ -817,7 +876,8 @@ static void sig_one(int s, const struct sig_case *sc, int verify, const unsigned
     check_owner(c, s, sc->name);
     o->outlen = sizeof(o->out);
     if (verify) {
-        ok = (m != NULL ? EVP_DigestVerify(m, sig, siglen, tbs, tbslen) : EVP_PKEY_verify(c, sig, siglen, tbs, tbslen))
+        ok = (m != NULL ? EVP_DigestVerify(m, sig, siglen, tbs, tbslen)
+                        : EVP_PKEY_verify(c, sig, siglen, tbs, tbslen))
             == 1;
         if (ok) {
             memcpy(o->out, sig, siglen);
@@ -851,7 +911,8 @@ static int salt_probe(const struct sig_case *sc, const unsigned char *tbs, size_
 
     for (int i = 0; i < MAX_PARAMS && sc->p[i].key != NULL; i++)
         if (strcmp(sc->p[i].key, SPAD) == 0)
-            pss = sc->p[i].type == 'i' ? sc->p[i].i == RSA_PKCS1_PSS_PADDING : strcmp(sc->p[i].s, "pss") == 0;
+            pss = sc->p[i].type == 'i' ? sc->p[i].i == RSA_PKCS1_PSS_PADDING
+                                       : strcmp(sc->p[i].s, "pss") == 0;
     if (!pss || sc->md == NULL)
         return -1;
     for (int b = 0; b < 2; b++) {
@@ -883,14 +944,16 @@ static void sig_run(const struct sig_case *sc)
     snprintf(what, sizeof(what), "sign %s", sc->name);
     compare(what, &sign[0], &sign[1]);
     /* Deterministic paddings sign alike. */
-    if (sign[0].step == 0 && sign[1].step == 0 && !strstr(sc->name, "pss") && !strstr(sc->name, "salt")
-        && sc->key != K_PSS && sc->key != K_PSS_FREE)
-        cpt_check(sign[0].outlen == sign[1].outlen && memcmp(sign[0].out, sign[1].out, sign[0].outlen) == 0,
+    if (sign[0].step == 0 && sign[1].step == 0 && !strstr(sc->name, "pss")
+        && !strstr(sc->name, "salt") && sc->key != K_PSS && sc->key != K_PSS_FREE)
+        cpt_check(sign[0].outlen == sign[1].outlen
+                && memcmp(sign[0].out, sign[1].out, sign[0].outlen) == 0,
             "%s: both providers make the same signature", what);
     if (sign[0].step == 0 && sign[1].step == 0) {
         int a = salt_probe(sc, tbs, tbslen, &sign[0]), b = salt_probe(sc, tbs, tbslen, &sign[1]);
 
-        cpt_check(a == b, "%s: the salt lengths differ (verified as digest/max: default's %d, cptprov's %d)",
+        cpt_check(a == b,
+            "%s: the salt lengths differ (verified as digest/max: default's %d, cptprov's %d)",
             what, a, b);
     }
     for (int e = 0; e < 2; e++) {
@@ -986,7 +1049,8 @@ static void md_size_octets(int s, const char *name, int from_ctx, struct outcome
         fail_at(o, 9);
     } else {
         if (s == 1)
-            cpt_check(strcmp(OSSL_PROVIDER_get0_name(EVP_MD_get0_provider(md)), g_side[1].name) == 0,
+            cpt_check(strcmp(OSSL_PROVIDER_get0_name(EVP_MD_get0_provider(md)), g_side[1].name)
+                    == 0,
                 "SHA256 is %s's", g_side[1].name);
         ok = from_ctx ? EVP_MD_CTX_get_params(m, p) : EVP_MD_get_params(md, p);
         if (ok <= 0 || !OSSL_PARAM_modified(p))
@@ -1053,11 +1117,13 @@ static void test_errors(void)
 
             for (int s = 0; s < 2; s++)
                 md_size_octets(s, mdparams[i], from_ctx, &o[s]);
-            snprintf(what, sizeof(what), "%s \"%s\" as an octet string", from_ctx ? "EVP_MD_CTX_get_params" : "EVP_MD_get_params", mdparams[i]);
+            snprintf(what, sizeof(what), "%s \"%s\" as an octet string",
+                from_ctx ? "EVP_MD_CTX_get_params" : "EVP_MD_get_params", mdparams[i]);
             /* Neither provider has a digest context parameter: EVP
              * refuses those by itself, without a reason. */
             if (from_ctx)
-                cpt_check(o[0].step == o[1].step, "%s: default step %d, cptprov step %d", what, o[0].step, o[1].step);
+                cpt_check(o[0].step == o[1].step, "%s: default step %d, cptprov step %d", what,
+                    o[0].step, o[1].step);
             else
                 compare(what, &o[0], &o[1]);
         }
@@ -1065,8 +1131,11 @@ static void test_errors(void)
     for (int set_first = 0; set_first < 2; set_first++) {
         for (int s = 0; s < 2; s++)
             hmac_shake(s, set_first, &o[s]);
-        compare(set_first ? "HMAC over SHAKE128 set before init" : "HMAC over SHAKE128 given to init", &o[0], &o[1]);
-        cpt_check(o[1].step == 2, "HMAC over SHAKE128 is refused by cptprov at init (step %d)", o[1].step);
+        compare(set_first ? "HMAC over SHAKE128 set before init"
+                          : "HMAC over SHAKE128 given to init",
+            &o[0], &o[1]);
+        cpt_check(o[1].step == 2, "HMAC over SHAKE128 is refused by cptprov at init (step %d)",
+            o[1].step);
     }
 }
 

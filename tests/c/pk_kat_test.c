@@ -128,11 +128,11 @@ static void set_free(struct kat_set *ks)
 /* ================================================================== */
 
 struct side {
-    int idx;            /* 0: reference (default only), 1: under test */
+    int idx; /* 0: reference (default only), 1: under test */
     OSSL_LIB_CTX *lc;
-    const char *propq;  /* "provider=<pname>" */
+    const char *propq; /* "provider=<pname>" */
     const char *pname;
-    const char *label;  /* for messages */
+    const char *label; /* for messages */
 };
 
 static struct side g_side[2];
@@ -145,25 +145,35 @@ enum res {
     KR_PKEY_CTRL_ERROR,
     KR_DIGESTSIGNINIT_ERROR,
     KR_DIGESTVERIFYINIT_ERROR,
-    KR_KEY_ERROR,       /* the key could not be decoded / imported */
-    KR_MISMATCH,        /* the operation's output differs from Output */
-    KR_WRONG_PROVIDER,  /* done (or about to be done) by another provider */
-    KR_DUP_ERROR,       /* EVP_PKEY_CTX_dup failed */
-    KR_BAD_RECORD,      /* malformed vector */
+    KR_KEY_ERROR, /* the key could not be decoded / imported */
+    KR_MISMATCH, /* the operation's output differs from Output */
+    KR_WRONG_PROVIDER, /* done (or about to be done) by another provider */
+    KR_DUP_ERROR, /* EVP_PKEY_CTX_dup failed */
+    KR_BAD_RECORD, /* malformed vector */
     KR_SKIPPED,
     KR_NRES
 };
 
 static const char *const res_name[KR_NRES] = {
-    "OK", "VERIFY_ERROR", "KEYOP_ERROR", "KEYOP_INIT_ERROR", "PKEY_CTRL_ERROR",
-    "DIGESTSIGNINIT_ERROR", "DIGESTVERIFYINIT_ERROR", "KEY_ERROR", "MISMATCH",
-    "WRONG_PROVIDER", "DUP_ERROR", "BAD_RECORD", "SKIPPED",
+    "OK",
+    "VERIFY_ERROR",
+    "KEYOP_ERROR",
+    "KEYOP_INIT_ERROR",
+    "PKEY_CTRL_ERROR",
+    "DIGESTSIGNINIT_ERROR",
+    "DIGESTVERIFYINIT_ERROR",
+    "KEY_ERROR",
+    "MISMATCH",
+    "WRONG_PROVIDER",
+    "DUP_ERROR",
+    "BAD_RECORD",
+    "SKIPPED",
 };
 
 struct outcome {
     enum res r;
-    char what[512];     /* where it stopped / why */
-    char errs[2048];    /* the error queue at that point */
+    char what[512]; /* where it stopped / why */
+    char errs[2048]; /* the error queue at that point */
     size_t errlen;
     unsigned char *got; /* mismatching output (malloc'ed) */
     size_t gotlen;
@@ -217,24 +227,24 @@ static const char *prov_name(const OSSL_PROVIDER *p)
 
 /* KR_OK when the operation context is the side's provider's. */
 static enum res check_ctx_provider(const struct side *sd, EVP_PKEY_CTX *c, const char *op,
-                                   struct outcome *o)
+    struct outcome *o)
 {
     const char *n = prov_name(c != NULL ? EVP_PKEY_CTX_get0_provider(c) : NULL);
 
     if (strcmp(n, sd->pname) != 0)
         return fail_at(o, KR_WRONG_PROVIDER, "%s: the operation context belongs to '%s', not '%s'",
-                       op, n, sd->pname);
+            op, n, sd->pname);
     return KR_OK;
 }
 
 static enum res check_key_provider(const struct side *sd, const EVP_PKEY *k, const char *what,
-                                   struct outcome *o)
+    struct outcome *o)
 {
     const char *n = prov_name(EVP_PKEY_get0_provider(k));
 
     if (strcmp(n, sd->pname) != 0)
         return fail_at(o, KR_WRONG_PROVIDER, "%s: the key belongs to '%s', not '%s'", what, n,
-                       sd->pname);
+            sd->pname);
     return KR_OK;
 }
 
@@ -276,7 +286,7 @@ static int rec_bin(const cpt_record *r, const char *name, unsigned char **out, s
 
 /* All "Input" fields of r, concatenated (parts[] gets the piece lengths). */
 static int rec_inputs(const cpt_record *r, unsigned char **all, size_t *alllen, size_t *parts,
-                      size_t maxparts, size_t *nparts)
+    size_t maxparts, size_t *nparts)
 {
     unsigned char *buf = malloc(1);
     size_t len = 0;
@@ -328,14 +338,14 @@ static enum res apply_ctrls(const cpt_record *r, EVP_PKEY_CTX *c, struct outcome
             return fail_at(o, KR_BAD_RECORD, "Ctrl '%s' without ':'", buf);
         *colon = '\0';
         if (EVP_PKEY_CTX_ctrl_str(c, buf, colon + 1) <= 0)
-            return fail_at(o, KR_PKEY_CTRL_ERROR, "EVP_PKEY_CTX_ctrl_str(\"%s\", \"%s\") failed", buf,
-                           colon + 1);
+            return fail_at(o, KR_PKEY_CTRL_ERROR, "EVP_PKEY_CTX_ctrl_str(\"%s\", \"%s\") failed",
+                buf, colon + 1);
     }
     return KR_OK;
 }
 
 static EVP_PKEY *get_key(struct kat_set *ks, const char *name, const struct side *sd,
-                         struct outcome *o)
+    struct outcome *o)
 {
     for (size_t i = 0; i < ks->nkeys; i++) {
         struct kat_key *k = &ks->keys[i];
@@ -348,13 +358,13 @@ static EVP_PKEY *get_key(struct kat_set *ks, const char *name, const struct side
             b = BIO_new_mem_buf(k->pem, -1);
             if (b != NULL)
                 k->pk[sd->idx] = k->is_private
-                                     ? PEM_read_bio_PrivateKey_ex(b, NULL, NULL, NULL, sd->lc, NULL)
-                                     : PEM_read_bio_PUBKEY_ex(b, NULL, NULL, NULL, sd->lc, NULL);
+                    ? PEM_read_bio_PrivateKey_ex(b, NULL, NULL, NULL, sd->lc, NULL)
+                    : PEM_read_bio_PUBKEY_ex(b, NULL, NULL, NULL, sd->lc, NULL);
             BIO_free(b);
             if (k->pk[sd->idx] != NULL)
                 cpt_info("%s: key %s decoded into '%s' (type %s)", sd->label, name,
-                         prov_name(EVP_PKEY_get0_provider(k->pk[sd->idx])),
-                         EVP_PKEY_get0_type_name(k->pk[sd->idx]));
+                    prov_name(EVP_PKEY_get0_provider(k->pk[sd->idx])),
+                    EVP_PKEY_get0_type_name(k->pk[sd->idx]));
         }
         if (k->pk[sd->idx] == NULL)
             fail_at(o, KR_KEY_ERROR, "cannot decode the PEM key %s", name);
@@ -371,7 +381,7 @@ static EVP_PKEY *get_key(struct kat_set *ks, const char *name, const struct side
 enum pkop { OP_SIGN, OP_VERIFY, OP_RECOVER, OP_DECRYPT };
 
 static int pk_do(EVP_PKEY_CTX *c, enum pkop op, const unsigned char *in, size_t inlen,
-                 unsigned char **out, size_t *outlen)
+    unsigned char **out, size_t *outlen)
 {
     size_t n = 0;
     int ok;
@@ -406,7 +416,7 @@ static int pk_do(EVP_PKEY_CTX *c, enum pkop op, const unsigned char *in, size_t 
 }
 
 static enum res run_pkey(struct kat_set *ks, const cpt_record *r, const struct side *sd,
-                         enum pkop op, struct outcome *o)
+    enum pkop op, struct outcome *o)
 {
     static const char *const opname[] = { "sign", "verify", "verify_recover", "decrypt" };
     EVP_PKEY *pk = get_key(ks, r->kv[0].value, sd, o);
@@ -425,13 +435,14 @@ static enum res run_pkey(struct kat_set *ks, const cpt_record *r, const struct s
     }
     c = EVP_PKEY_CTX_new_from_pkey(sd->lc, pk, sd->propq);
     if (c == NULL) {
-        res = fail_at(o, KR_KEYOP_INIT_ERROR, "EVP_PKEY_CTX_new_from_pkey(\"%s\") failed", sd->propq);
+        res =
+            fail_at(o, KR_KEYOP_INIT_ERROR, "EVP_PKEY_CTX_new_from_pkey(\"%s\") failed", sd->propq);
         goto end;
     }
-    rv = op == OP_SIGN      ? EVP_PKEY_sign_init(c)
-         : op == OP_VERIFY  ? EVP_PKEY_verify_init(c)
-         : op == OP_RECOVER ? EVP_PKEY_verify_recover_init(c)
-                            : EVP_PKEY_decrypt_init(c);
+    rv = op == OP_SIGN     ? EVP_PKEY_sign_init(c)
+        : op == OP_VERIFY  ? EVP_PKEY_verify_init(c)
+        : op == OP_RECOVER ? EVP_PKEY_verify_recover_init(c)
+                           : EVP_PKEY_decrypt_init(c);
     if (rv <= 0) {
         res = fail_at(o, KR_KEYOP_INIT_ERROR, "EVP_PKEY_%s_init failed", opname[op]);
         goto end;
@@ -462,13 +473,14 @@ static enum res run_pkey(struct kat_set *ks, const cpt_record *r, const struct s
     if ((res = check_ctx_provider(sd, dup, "dup", o)) != KR_OK)
         goto end;
     if (!pk_do(dup, op, in, inlen, &got2, &got2len)) {
-        res = fail_at(o, KR_KEYOP_ERROR, "EVP_PKEY_%s on the EVP_PKEY_CTX_dup copy failed", opname[op]);
+        res = fail_at(o, KR_KEYOP_ERROR, "EVP_PKEY_%s on the EVP_PKEY_CTX_dup copy failed",
+            opname[op]);
         goto end;
     }
     if (have_want && (got2len != wantlen || memcmp(got2, want, wantlen) != 0)) {
         keep_got(o, got2, got2len);
         res = fail_at(o, KR_MISMATCH, "EVP_PKEY_%s on the EVP_PKEY_CTX_dup copy: output differs",
-                      opname[op]);
+            opname[op]);
         goto end;
     }
     res = KR_OK;
@@ -491,8 +503,8 @@ end:
 
 /* Verifies sig over msg with the reference provider's copy of the key. */
 static int ref_verify(struct kat_set *ks, const cpt_record *r, const char *md,
-                      const unsigned char *sig, size_t siglen, const unsigned char *msg,
-                      size_t msglen, struct outcome *o)
+    const unsigned char *sig, size_t siglen, const unsigned char *msg, size_t msglen,
+    struct outcome *o)
 {
     const struct side *ref = &g_side[0];
     struct outcome tmp;
@@ -504,9 +516,8 @@ static int ref_verify(struct kat_set *ks, const cpt_record *r, const char *md,
     memset(&tmp, 0, sizeof(tmp));
     pk = get_key(ks, cpt_record_get(r, "Key"), ref, &tmp);
     ok = pk != NULL && m != NULL
-         && EVP_DigestVerifyInit_ex(m, &pc, md, ref->lc, ref->propq, pk, NULL) > 0
-         && apply_ctrls(r, pc, &tmp) == KR_OK
-         && EVP_DigestVerify(m, sig, siglen, msg, msglen) == 1;
+        && EVP_DigestVerifyInit_ex(m, &pc, md, ref->lc, ref->propq, pk, NULL) > 0
+        && apply_ctrls(r, pc, &tmp) == KR_OK && EVP_DigestVerify(m, sig, siglen, msg, msglen) == 1;
     EVP_MD_CTX_free(m);
     free(tmp.got);
     if (!ok)
@@ -515,7 +526,7 @@ static int ref_verify(struct kat_set *ks, const cpt_record *r, const char *md,
 }
 
 static enum res run_digest(struct kat_set *ks, const cpt_record *r, const struct side *sd,
-                           int verify, int oneshot, struct outcome *o)
+    int verify, int oneshot, struct outcome *o)
 {
     const char *md = r->kv[0].value, *keyname = cpt_record_get(r, "Key");
     EVP_PKEY *pk;
@@ -543,11 +554,12 @@ static enum res run_digest(struct kat_set *ks, const cpt_record *r, const struct
                 : EVP_DigestSignInit_ex(m, &pc, md, sd->lc, sd->propq, pk, NULL);
     if (rv <= 0) {
         res = fail_at(o, verify ? KR_DIGESTVERIFYINIT_ERROR : KR_DIGESTSIGNINIT_ERROR,
-                      "EVP_Digest%sInit_ex(\"%s\", \"%s\") failed", verify ? "Verify" : "Sign", md,
-                      sd->propq);
+            "EVP_Digest%sInit_ex(\"%s\", \"%s\") failed", verify ? "Verify" : "Sign", md,
+            sd->propq);
         goto end;
     }
-    if ((res = check_ctx_provider(sd, pc, verify ? "DigestVerifyInit" : "DigestSignInit", o)) != KR_OK
+    if ((res = check_ctx_provider(sd, pc, verify ? "DigestVerifyInit" : "DigestSignInit", o))
+            != KR_OK
         || (res = apply_ctrls(r, pc, o)) != KR_OK)
         goto end;
     if (verify) {
@@ -564,14 +576,13 @@ static enum res run_digest(struct kat_set *ks, const cpt_record *r, const struct
         }
         res = rv == 1 ? KR_OK
                       : fail_at(o, KR_VERIFY_ERROR, "EVP_DigestVerify%s did not return 1",
-                                oneshot ? "" : "Update/Final");
+                          oneshot ? "" : "Update/Final");
         goto end;
     }
     /* signing */
     if (oneshot) {
-        rv = EVP_DigestSign(m, NULL, &gotlen, msg, msglen) > 0
-             && (got = malloc(gotlen + 1)) != NULL
-             && EVP_DigestSign(m, got, &gotlen, msg, msglen) > 0;
+        rv = EVP_DigestSign(m, NULL, &gotlen, msg, msglen) > 0 && (got = malloc(gotlen + 1)) != NULL
+            && EVP_DigestSign(m, got, &gotlen, msg, msglen) > 0;
     } else {
         size_t off = 0;
 
@@ -579,7 +590,7 @@ static enum res run_digest(struct kat_set *ks, const cpt_record *r, const struct
         for (size_t i = 0; i < nparts && rv > 0; off += parts[i], i++)
             rv = EVP_DigestSignUpdate(m, msg + off, parts[i]);
         rv = rv > 0 && EVP_DigestSignFinal(m, NULL, &gotlen) > 0
-             && (got = malloc(gotlen + 1)) != NULL && EVP_DigestSignFinal(m, got, &gotlen) > 0;
+            && (got = malloc(gotlen + 1)) != NULL && EVP_DigestSignFinal(m, got, &gotlen) > 0;
     }
     if (!rv) {
         res = fail_at(o, KR_KEYOP_ERROR, "EVP_DigestSign%s failed", oneshot ? "" : "Update/Final");
@@ -679,7 +690,8 @@ static enum res run_sigver(const cpt_record *r, const struct side *sd, struct ou
     enum res res;
     int n;
 
-    if (fb == 0 || md == NULL || rs == NULL || ss == NULL || (q == NULL && (qx == NULL || qy == NULL))
+    if (fb == 0 || md == NULL || rs == NULL || ss == NULL
+        || (q == NULL && (qx == NULL || qy == NULL))
         || cpt_record_get_hex(r, "Msg", &msg, &msglen) < 0) {
         free(msg);
         return fail_at(o, KR_BAD_RECORD, "incomplete SigVer record");
@@ -700,8 +712,8 @@ static enum res run_sigver(const cpt_record *r, const struct side *sd, struct ou
         publen = 1 + 2 * fb;
     }
     /* The signature, DER encoded. */
-    if (!num_decode(rs, &rb, &rbl) || !num_decode(ss, &sb, &sbl)
-        || (sig = ECDSA_SIG_new()) == NULL || (br = BN_bin2bn(rb, (int)rbl, NULL)) == NULL
+    if (!num_decode(rs, &rb, &rbl) || !num_decode(ss, &sb, &sbl) || (sig = ECDSA_SIG_new()) == NULL
+        || (br = BN_bin2bn(rb, (int)rbl, NULL)) == NULL
         || (bs = BN_bin2bn(sb, (int)sbl, NULL)) == NULL || !ECDSA_SIG_set0(sig, br, bs)) {
         BN_free(br);
         BN_free(bs);
@@ -721,22 +733,22 @@ static enum res run_sigver(const cpt_record *r, const struct side *sd, struct ou
     if (kc == NULL || EVP_PKEY_fromdata_init(kc) <= 0
         || EVP_PKEY_fromdata(kc, &pk, EVP_PKEY_PUBLIC_KEY, params) <= 0) {
         res = fail_at(o, KR_KEY_ERROR, "EVP_PKEY_fromdata(EC %s public key, \"%s\") failed", curve,
-                      sd->propq);
+            sd->propq);
         goto end;
     }
     if ((res = check_key_provider(sd, pk, "EVP_PKEY_fromdata", o)) != KR_OK)
         goto end;
     if ((m = EVP_MD_CTX_new()) == NULL
         || EVP_DigestVerifyInit_ex(m, &pc, md, sd->lc, sd->propq, pk, NULL) <= 0) {
-        res = fail_at(o, KR_DIGESTVERIFYINIT_ERROR, "EVP_DigestVerifyInit_ex(\"%s\", \"%s\") failed",
-                      md, sd->propq);
+        res = fail_at(o, KR_DIGESTVERIFYINIT_ERROR,
+            "EVP_DigestVerifyInit_ex(\"%s\", \"%s\") failed", md, sd->propq);
         goto end;
     }
     if ((res = check_ctx_provider(sd, pc, "DigestVerifyInit", o)) != KR_OK)
         goto end;
     res = EVP_DigestVerify(m, der, derlen, msg, msglen) == 1
-              ? KR_OK
-              : fail_at(o, KR_VERIFY_ERROR, "EVP_DigestVerify did not return 1");
+        ? KR_OK
+        : fail_at(o, KR_VERIFY_ERROR, "EVP_DigestVerify did not return 1");
 end:
     EVP_MD_CTX_free(m);
     EVP_PKEY_free(pk);
@@ -756,7 +768,7 @@ end:
 /* ================================================================== */
 
 static enum res x25519_one(const struct side *sd, const unsigned char k[32],
-                           const unsigned char u[32], unsigned char out[32], struct outcome *o)
+    const unsigned char u[32], unsigned char out[32], struct outcome *o)
 {
     EVP_PKEY *a = NULL, *b = NULL;
     EVP_PKEY_CTX *c = NULL;
@@ -832,7 +844,7 @@ static enum res run_x25519(const cpt_record *r, const struct side *sd, struct ou
         for (uint64_t i = 0; i < iters; i++) {
             if ((res = x25519_one(sd, k, uu, out, o)) != KR_OK) {
                 snprintf(o->what + strlen(o->what), sizeof(o->what) - strlen(o->what),
-                         " (iteration %" PRIu64 ")", i + 1);
+                    " (iteration %" PRIu64 ")", i + 1);
                 goto end;
             }
             memcpy(uu, k, 32);
@@ -867,7 +879,7 @@ struct tally {
 };
 
 static enum res run_record(struct kat_set *ks, const cpt_record *r, const struct side *sd,
-                           struct outcome *o)
+    struct outcome *o)
 {
     const char *t = r->kv[0].name;
 
@@ -907,16 +919,16 @@ static enum res expected_of(const cpt_record *r)
 }
 
 static void print_fail(const struct kat_set *ks, const cpt_record *r, const struct side *sd,
-                       enum res want, const struct outcome *o)
+    enum res want, const struct outcome *o)
 {
     const char *src = cpt_record_get(r, "Source");
     const char *key = cpt_record_get(r, "Key");
 
     cpt_fail_line("%s:%d (%s) %s = %s%s%s [%s]: expected %s, got %s: %s%s", ks->file, r->line,
-                  src != NULL ? src : "-", r->kv[0].name, r->kv[0].value, key ? ", Key = " : "",
-                  key ? key : "", sd->label, res_name[want], res_name[o->r],
-                  o->what[0] != '\0' ? o->what : "every call succeeded",
-                  sd->idx == 0 ? " (the reference provider fails it: vector or harness bug)" : "");
+        src != NULL ? src : "-", r->kv[0].name, r->kv[0].value, key ? ", Key = " : "",
+        key ? key : "", sd->label, res_name[want], res_name[o->r],
+        o->what[0] != '\0' ? o->what : "every call succeeded",
+        sd->idx == 0 ? " (the reference provider fails it: vector or harness bug)" : "");
     for (size_t i = 0; i < r->n; i++)
         if (strcasecmp(r->kv[i].name, "Ctrl") == 0)
             printf("    Ctrl = %s\n", r->kv[i].value);
@@ -964,18 +976,20 @@ static int default_rejects_implicitly(void)
 
     if (known < 0) {
         EVP_PKEY *k = EVP_PKEY_Q_keygen(g_side[0].lc, g_side[0].propq, "RSA", (size_t)1024);
-        EVP_PKEY_CTX *c = k != NULL ? EVP_PKEY_CTX_new_from_pkey(g_side[0].lc, k, g_side[0].propq) : NULL;
+        EVP_PKEY_CTX *c =
+            k != NULL ? EVP_PKEY_CTX_new_from_pkey(g_side[0].lc, k, g_side[0].propq) : NULL;
         unsigned int v = 0;
         OSSL_PARAM p[2] = { OSSL_PARAM_uint("implicit-rejection", &v), OSSL_PARAM_END };
 
         known = c != NULL && EVP_PKEY_decrypt_init(c) > 0
-            && OSSL_PARAM_locate_const(EVP_PKEY_CTX_gettable_params(c), "implicit-rejection") != NULL
+            && OSSL_PARAM_locate_const(EVP_PKEY_CTX_gettable_params(c), "implicit-rejection")
+                != NULL
             && EVP_PKEY_CTX_get_params(c, p) > 0 && OSSL_PARAM_modified(p) && v == 1;
         EVP_PKEY_CTX_free(c);
         EVP_PKEY_free(k);
         ERR_clear_error();
         cpt_info("the default provider %s bad PKCS#1 v1.5 paddings implicitly",
-                 known ? "rejects" : "does not reject");
+            known ? "rejects" : "does not reject");
     }
     return known;
 }
@@ -998,17 +1012,19 @@ static void run_set(struct kat_set *ks, struct tally *ta)
             continue;
         }
         if (cpt_record_get(r, "ImplicitRejection") != NULL
-            && (atoi(cpt_record_get(r, "ImplicitRejection")) != 0) != default_rejects_implicitly()) {
+            && (atoi(cpt_record_get(r, "ImplicitRejection")) != 0)
+                != default_rejects_implicitly()) {
             ta->skipped++;
             cpt_info("%s:%d %s = %s: skipped (for a default provider that %s bad PKCS#1 paddings "
-                     "implicitly)", ks->file, r->line, r->kv[0].name, r->kv[0].value,
-                     default_rejects_implicitly() ? "does not reject" : "rejects");
+                     "implicitly)",
+                ks->file, r->line, r->kv[0].name, r->kv[0].value,
+                default_rejects_implicitly() ? "does not reject" : "rejects");
             continue;
         }
         want = expected_of(r);
         if (want == KR_BAD_RECORD || want == KR_SKIPPED) {
             cpt_check(0, "%s:%d: unknown Result '%s'", ks->file, r->line,
-                      cpt_record_get(r, "Result"));
+                cpt_record_get(r, "Result"));
             continue;
         }
         ta->vectors++;
@@ -1030,8 +1046,8 @@ static void run_set(struct kat_set *ks, struct tally *ta)
             if (!cpt_count(got == want))
                 print_fail(ks, r, &g_side[s], want, &o);
             else
-                cpt_info("%s:%d %s = %s [%s]: %s", ks->file, r->line, r->kv[0].name,
-                         r->kv[0].value, g_side[s].label, res_name[got]);
+                cpt_info("%s:%d %s = %s [%s]: %s", ks->file, r->line, r->kv[0].name, r->kv[0].value,
+                    g_side[s].label, res_name[got]);
             free(o.got);
         }
         if (skipped) {
@@ -1040,12 +1056,13 @@ static void run_set(struct kat_set *ks, struct tally *ta)
                 ta->negative--;
             ta->skipped++;
             cpt_note("%s:%d %s = %s: skipped (Long = 1; give --long to run it)", ks->file, r->line,
-                     r->kv[0].name, r->kv[0].value);
+                r->kv[0].name, r->kv[0].value);
         }
     }
     if (pss_skipped > 0)
         cpt_note("%lu records on RSA-PSS (RSASSA-PSS) keys skipped: '%s' has no RSA-PSS key "
-                 "manager", pss_skipped, g_env.name);
+                 "manager",
+            pss_skipped, g_env.name);
 }
 
 static void run_file(const char *rel, const char *what)
@@ -1058,7 +1075,7 @@ static void run_file(const char *rel, const char *what)
     run_set(&ks, &ta);
     printf("  %s: %lu vectors (%lu expected to fail), %lu skipped, %lu checks "
            "(each vector on '%s' and on '%s')\n",
-           what, ta.vectors, ta.negative, ta.skipped, ta.checks, g_side[0].pname, g_side[1].pname);
+        what, ta.vectors, ta.negative, ta.skipped, ta.checks, g_side[0].pname, g_side[1].pname);
     set_free(&ks);
 }
 
@@ -1118,13 +1135,13 @@ static const cpt_named_test g_subtests[] = {
 static void usage(FILE *f, const char *argv0)
 {
     fprintf(f,
-            "usage: %s [options]\n"
-            "Public-key known-answer tests (tests/vectors/{ecdsa,rsa,x25519}_kat.txt)\n"
-            "through the provider under test, each first run on the default provider.\n"
-            "  --long                 also run the vectors marked Long = 1 (RFC 7748's\n"
-            "                         1,000,000 iterations)\n"
-            "sub-tests: ecdsa rsa x25519 stats\n",
-            argv0);
+        "usage: %s [options]\n"
+        "Public-key known-answer tests (tests/vectors/{ecdsa,rsa,x25519}_kat.txt)\n"
+        "through the provider under test, each first run on the default provider.\n"
+        "  --long                 also run the vectors marked Long = 1 (RFC 7748's\n"
+        "                         1,000,000 iterations)\n"
+        "sub-tests: ecdsa rsa x25519 stats\n",
+        argv0);
     cpt_opts_usage(f);
 }
 

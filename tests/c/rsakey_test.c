@@ -47,18 +47,36 @@ static cpt_rng g_rng;
 static size_t g_async_tasks, g_async_paused;
 
 enum {
-    V_GOOD, V_E1, V_E2, V_E3, V_E65536, V_E_EVEN_BIG, V_N_EVEN, V_N_NOT_PQ, V_D, V_DP, V_DQ, V_QINV,
-    V_D_AND_DP, V_P_COMPOSITE, V_D_ZERO, V_D_N, V_NO_CRT, V_PUBLIC, NVARIANTS
+    V_GOOD,
+    V_E1,
+    V_E2,
+    V_E3,
+    V_E65536,
+    V_E_EVEN_BIG,
+    V_N_EVEN,
+    V_N_NOT_PQ,
+    V_D,
+    V_DP,
+    V_DQ,
+    V_QINV,
+    V_D_AND_DP,
+    V_P_COMPOSITE,
+    V_D_ZERO,
+    V_D_N,
+    V_NO_CRT,
+    V_PUBLIC,
+    NVARIANTS
 };
-static const char *const vname[NVARIANTS] = { "good", "e=1", "e=2", "e=3", "e=65536", "e=2^64+2", "n even",
-    "n not p*q", "d wrong", "dP wrong", "dQ wrong", "qInv wrong", "d and dP wrong", "p composite", "d=0",
-    "d=n", "no CRT values", "public only" };
+static const char *const vname[NVARIANTS] = { "good", "e=1", "e=2", "e=3", "e=65536", "e=2^64+2",
+    "n even", "n not p*q", "d wrong", "dP wrong", "dQ wrong", "qInv wrong", "d and dP wrong",
+    "p composite", "d=0", "d=n", "no CRT values", "public only" };
 
 /* The components of a key: n e d p q dP dQ qInv. */
 enum { C_N, C_E, C_D, C_P, C_Q, C_DP, C_DQ, C_QINV, NCOMP };
-static const char *const cname[NCOMP] = { OSSL_PKEY_PARAM_RSA_N, OSSL_PKEY_PARAM_RSA_E, OSSL_PKEY_PARAM_RSA_D,
-    OSSL_PKEY_PARAM_RSA_FACTOR1, OSSL_PKEY_PARAM_RSA_FACTOR2, OSSL_PKEY_PARAM_RSA_EXPONENT1,
-    OSSL_PKEY_PARAM_RSA_EXPONENT2, OSSL_PKEY_PARAM_RSA_COEFFICIENT1 };
+static const char *const cname[NCOMP] = { OSSL_PKEY_PARAM_RSA_N, OSSL_PKEY_PARAM_RSA_E,
+    OSSL_PKEY_PARAM_RSA_D, OSSL_PKEY_PARAM_RSA_FACTOR1, OSSL_PKEY_PARAM_RSA_FACTOR2,
+    OSSL_PKEY_PARAM_RSA_EXPONENT1, OSSL_PKEY_PARAM_RSA_EXPONENT2,
+    OSSL_PKEY_PARAM_RSA_COEFFICIENT1 };
 
 /* The variant's components (NULL: left out), from the good key's. */
 static void variant(int v, BIGNUM *const good[NCOMP], BIGNUM *out[NCOMP])
@@ -127,7 +145,8 @@ static void variant(int v, BIGNUM *const good[NCOMP], BIGNUM *out[NCOMP])
 }
 
 /* The key from its components through the key management propq selects. */
-static EVP_PKEY *import(OSSL_LIB_CTX *lc, const char *type, const char *propq, BIGNUM *const comp[NCOMP])
+static EVP_PKEY *import(OSSL_LIB_CTX *lc, const char *type, const char *propq,
+    BIGNUM *const comp[NCOMP])
 {
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, type, propq);
     OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
@@ -138,7 +157,8 @@ static EVP_PKEY *import(OSSL_LIB_CTX *lc, const char *type, const char *propq, B
     for (int i = 0; ok && i < NCOMP; i++)
         ok = comp[i] == NULL || OSSL_PARAM_BLD_push_BN(b, cname[i], comp[i]);
     if (ok && (p = OSSL_PARAM_BLD_to_param(b)) != NULL && EVP_PKEY_fromdata_init(c) > 0
-        && EVP_PKEY_fromdata(c, &k, comp[C_D] != NULL ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, p) <= 0)
+        && EVP_PKEY_fromdata(c, &k, comp[C_D] != NULL ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, p)
+            <= 0)
         k = NULL;
     OSSL_PARAM_free(p);
     OSSL_PARAM_BLD_free(b);
@@ -157,30 +177,36 @@ static int check(OSSL_LIB_CTX *lc, EVP_PKEY *k, int which, char *why, size_t why
 
     ERR_clear_error();
     if (c != NULL)
-        rc = which == 0 ? EVP_PKEY_check(c) : which == 1 ? EVP_PKEY_public_check(c)
-            : which == 2 ? EVP_PKEY_private_check(c) : EVP_PKEY_pairwise_check(c);
+        rc = which == 0  ? EVP_PKEY_check(c)
+            : which == 1 ? EVP_PKEY_public_check(c)
+            : which == 2 ? EVP_PKEY_private_check(c)
+                         : EVP_PKEY_pairwise_check(c);
     why[0] = '\0';
     while ((e = ERR_get_error()) != 0 && used < whylen) {
         const char *r = ERR_reason_error_string(e);
 
-        used += (size_t)snprintf(why + used, whylen - used, "%s%s", used ? ", " : "", r != NULL ? r : "?");
+        used += (size_t)snprintf(why + used, whylen - used, "%s%s", used ? ", " : "",
+            r != NULL ? r : "?");
     }
     ERR_clear_error();
     EVP_PKEY_CTX_free(c);
     return rc > 0;
 }
 
-static const char *const check_name[4] = { "check", "public_check", "private_check", "pairwise_check" };
+static const char *const check_name[4] = { "check", "public_check", "private_check",
+    "pairwise_check" };
 
 enum { S_PKCS1, S_PSS, S_NONE, NSIGS };
 static const char *const sname[NSIGS] = { "PKCS#1 v1.5", "PSS", "no padding" };
 
 /* Signs tbs (a SHA-256 digest, or a block below n without padding). */
-static int sign(OSSL_LIB_CTX *lc, EVP_PKEY *k, const char *propq, int how, const unsigned char *tbs, size_t tbslen,
-    unsigned char *sig, size_t *siglen)
+static int sign(OSSL_LIB_CTX *lc, EVP_PKEY *k, const char *propq, int how, const unsigned char *tbs,
+    size_t tbslen, unsigned char *sig, size_t *siglen)
 {
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, propq);
-    int pad = how == S_PKCS1 ? RSA_PKCS1_PADDING : how == S_PSS ? RSA_PKCS1_PSS_PADDING : RSA_NO_PADDING;
+    int pad = how == S_PKCS1 ? RSA_PKCS1_PADDING
+        : how == S_PSS       ? RSA_PKCS1_PSS_PADDING
+                             : RSA_NO_PADDING;
     int ok = c != NULL && EVP_PKEY_sign_init(c) > 0 && EVP_PKEY_CTX_set_rsa_padding(c, pad) > 0
         && (how == S_NONE || EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) > 0)
         && (how != S_PSS || EVP_PKEY_CTX_set_rsa_pss_saltlen(c, RSA_PSS_SALTLEN_DIGEST) > 0)
@@ -191,11 +217,13 @@ static int sign(OSSL_LIB_CTX *lc, EVP_PKEY *k, const char *propq, int how, const
 }
 
 /* Verifies by the default provider, under the key k (its n and e). */
-static int verify(EVP_PKEY *k, int how, const unsigned char *tbs, size_t tbslen, const unsigned char *sig,
-    size_t siglen)
+static int verify(EVP_PKEY *k, int how, const unsigned char *tbs, size_t tbslen,
+    const unsigned char *sig, size_t siglen)
 {
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(g_env.ref_libctx, k, "provider=default");
-    int pad = how == S_PKCS1 ? RSA_PKCS1_PADDING : how == S_PSS ? RSA_PKCS1_PSS_PADDING : RSA_NO_PADDING;
+    int pad = how == S_PKCS1 ? RSA_PKCS1_PADDING
+        : how == S_PSS       ? RSA_PKCS1_PSS_PADDING
+                             : RSA_NO_PADDING;
     int ok;
 
     if (how == S_NONE) {
@@ -203,8 +231,10 @@ static int verify(EVP_PKEY *k, int how, const unsigned char *tbs, size_t tbslen,
         unsigned char rec[1024];
         size_t rl = sizeof(rec);
 
-        ok = c != NULL && EVP_PKEY_verify_recover_init(c) > 0 && EVP_PKEY_CTX_set_rsa_padding(c, pad) > 0
-            && EVP_PKEY_verify_recover(c, rec, &rl, sig, siglen) > 0 && rl == tbslen && memcmp(rec, tbs, rl) == 0;
+        ok = c != NULL && EVP_PKEY_verify_recover_init(c) > 0
+            && EVP_PKEY_CTX_set_rsa_padding(c, pad) > 0
+            && EVP_PKEY_verify_recover(c, rec, &rl, sig, siglen) > 0 && rl == tbslen
+            && memcmp(rec, tbs, rl) == 0;
     } else {
         ok = c != NULL && EVP_PKEY_verify_init(c) > 0 && EVP_PKEY_CTX_set_rsa_padding(c, pad) > 0
             && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) > 0
@@ -221,16 +251,20 @@ static const char *const dname[NDECS] = { "PKCS#1 v1.5", "OAEP", "no padding", "
 static const int dpad[NDECS] = { RSA_PKCS1_PADDING, RSA_PKCS1_OAEP_PADDING, RSA_NO_PADDING,
     RSA_PKCS1_WITH_TLS_PADDING };
 
-static int rsa_crypt(OSSL_LIB_CTX *lc, EVP_PKEY *k, const char *propq, int how, int decrypt, const unsigned char *in,
-    size_t inlen, unsigned char *out, size_t *outlen)
+static int rsa_crypt(OSSL_LIB_CTX *lc, EVP_PKEY *k, const char *propq, int how, int decrypt,
+    const unsigned char *in, size_t inlen, unsigned char *out, size_t *outlen)
 {
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, propq);
     unsigned int ver = 0x0303;
-    OSSL_PARAM p[] = { OSSL_PARAM_construct_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION, &ver), OSSL_PARAM_END };
+    OSSL_PARAM p[] = { OSSL_PARAM_construct_uint(OSSL_ASYM_CIPHER_PARAM_TLS_CLIENT_VERSION, &ver),
+        OSSL_PARAM_END };
     int pad = decrypt ? dpad[how] : how == D_TLS ? RSA_PKCS1_PADDING : dpad[how];
     int ok = c != NULL && (decrypt ? EVP_PKEY_decrypt_init(c) : EVP_PKEY_encrypt_init(c)) > 0
-        && EVP_PKEY_CTX_set_rsa_padding(c, pad) > 0 && (!decrypt || how != D_TLS || EVP_PKEY_CTX_set_params(c, p) > 0)
-        && (decrypt ? EVP_PKEY_decrypt(c, out, outlen, in, inlen) : EVP_PKEY_encrypt(c, out, outlen, in, inlen)) > 0;
+        && EVP_PKEY_CTX_set_rsa_padding(c, pad) > 0
+        && (!decrypt || how != D_TLS || EVP_PKEY_CTX_set_params(c, p) > 0)
+        && (decrypt ? EVP_PKEY_decrypt(c, out, outlen, in, inlen)
+                    : EVP_PKEY_encrypt(c, out, outlen, in, inlen))
+            > 0;
 
     EVP_PKEY_CTX_free(c);
     return ok;
@@ -249,7 +283,8 @@ static int sign_job(void *arg)
     struct sign_task *t = arg;
 
     t->siglen = sizeof(t->sig);
-    t->ok = sign(g_env.libctx, t->k, g_env.propq, S_PKCS1, t->tbs, sizeof(t->tbs), t->sig, &t->siglen);
+    t->ok =
+        sign(g_env.libctx, t->k, g_env.propq, S_PKCS1, t->tbs, sizeof(t->tbs), t->sig, &t->siglen);
     if (!t->ok)
         t->ok = ERR_peek_error() != 0 ? 0 : -1;
     ERR_clear_error();
@@ -266,7 +301,8 @@ static void test_variants(const char *type, int bits)
     {
         EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(g_env.ref_libctx, type, "provider=default");
         size_t b = (size_t)bits;
-        OSSL_PARAM p[] = { OSSL_PARAM_construct_size_t(OSSL_PKEY_PARAM_RSA_BITS, &b), OSSL_PARAM_END };
+        OSSL_PARAM p[] = { OSSL_PARAM_construct_size_t(OSSL_PKEY_PARAM_RSA_BITS, &b),
+            OSSL_PARAM_END };
 
         good = NULL;
         if (c == NULL || EVP_PKEY_keygen_init(c) <= 0 || !EVP_PKEY_CTX_set_params(c, p)
@@ -277,7 +313,8 @@ static void test_variants(const char *type, int bits)
     if (!CPT_CHECK(good != NULL, "%s-%d key from the default provider", type, bits))
         return;
     for (int i = 0; i < NCOMP; i++)
-        CPT_CHECK(EVP_PKEY_get_bn_param(good, cname[i], &gc[i]), "%s-%d's %s", type, bits, cname[i]);
+        CPT_CHECK(EVP_PKEY_get_bn_param(good, cname[i], &gc[i]), "%s-%d's %s", type, bits,
+            cname[i]);
     for (int v = 0; v < NVARIANTS; v++) {
         BIGNUM *comp[NCOMP];
         EVP_PKEY *kd, *kc;
@@ -288,16 +325,18 @@ static void test_variants(const char *type, int bits)
         ERR_clear_error();
         kc = import(g_env.libctx, type, g_env.propq, comp);
         CPT_CHECK((kd != NULL) == (kc != NULL) && (kc != NULL || ERR_peek_error() != 0),
-            "%s-%d %s: import %s as the default provider's (%s)", type, bits, vname[v], kc ? "accepted" : "refused",
-            kd ? "accepted" : "refused");
+            "%s-%d %s: import %s as the default provider's (%s)", type, bits, vname[v],
+            kc ? "accepted" : "refused", kd ? "accepted" : "refused");
         ERR_clear_error();
         if (kd == NULL || kc == NULL)
             goto next;
 
         for (int w = 0; w < 4; w++) {
-            int rd = check(g_env.ref_libctx, kd, w, wd, sizeof(wd)), rc = check(g_env.libctx, kc, w, wc, sizeof(wc));
+            int rd = check(g_env.ref_libctx, kd, w, wd, sizeof(wd)),
+                rc = check(g_env.libctx, kc, w, wc, sizeof(wc));
 
-            CPT_CHECK(rd == rc && (rc || wc[0] != '\0') && (rc || wd[0] == '\0' || strcmp(wd, wc) == 0),
+            CPT_CHECK(rd == rc && (rc || wc[0] != '\0')
+                    && (rc || wd[0] == '\0' || strcmp(wd, wc) == 0),
                 "%s-%d %s: %s %s (\"%s\"), the default provider %s (\"%s\")", type, bits, vname[v],
                 check_name[w], rc ? "passes" : "fails", wc, rd ? "passes" : "fails", wd);
         }
@@ -306,7 +345,8 @@ static void test_variants(const char *type, int bits)
 
         /* Signatures. */
         for (int s = pss ? S_PSS : 0; s < (pss ? S_PSS + 1 : NSIGS); s++) {
-            size_t tl = s == S_NONE ? (size_t)nbytes : 32, sl[2] = { sizeof(sig[0]), sizeof(sig[1]) };
+            size_t tl = s == S_NONE ? (size_t)nbytes : 32,
+                   sl[2] = { sizeof(sig[0]), sizeof(sig[1]) };
             int okd, right_d, okc;
 
             cpt_rng_fill(&g_rng, tbs, tl);
@@ -317,21 +357,24 @@ static void test_variants(const char *type, int bits)
             ERR_clear_error();
             okc = sign(g_env.libctx, kc, g_env.propq, s, tbs, tl, sig[1], &sl[1]);
             if (okc)
-                CPT_CHECK(verify(kd, s, tbs, tl, sig[1], sl[1]), "%s-%d %s: the %s signature cptprov released "
-                    "verifies", type, bits, vname[v], sname[s]);
+                CPT_CHECK(verify(kd, s, tbs, tl, sig[1], sl[1]),
+                    "%s-%d %s: the %s signature cptprov released "
+                    "verifies",
+                    type, bits, vname[v], sname[s]);
             else
-                CPT_CHECK(ERR_peek_error() != 0, "%s-%d %s: the %s signature failed with an error", type, bits,
-                    vname[v], sname[s]);
+                CPT_CHECK(ERR_peek_error() != 0, "%s-%d %s: the %s signature failed with an error",
+                    type, bits, vname[v], sname[s]);
             if (right_d)
-                CPT_CHECK(okc, "%s-%d %s: cptprov signs (%s) where the default provider's signature is right",
+                CPT_CHECK(okc,
+                    "%s-%d %s: cptprov signs (%s) where the default provider's signature is right",
                     type, bits, vname[v], sname[s]);
             ERR_clear_error();
         }
 
         /* Decryptions of what the default provider encrypts under the key. */
         for (int d = 0; d < (pss ? 0 : NDECS); d++) {
-            size_t ml = d == D_NONE ? (size_t)nbytes : sizeof(msg), cl = sizeof(ct), pl[2] = { sizeof(pt[0]),
-                sizeof(pt[1]) };
+            size_t ml = d == D_NONE ? (size_t)nbytes : sizeof(msg), cl = sizeof(ct),
+                   pl[2] = { sizeof(pt[0]), sizeof(pt[1]) };
             unsigned char *m = d == D_NONE ? tbs : msg;
             int okd, okc;
 
@@ -344,19 +387,23 @@ static void test_variants(const char *type, int bits)
                 ERR_clear_error();
                 continue; /* no ciphertext (a modulus the default cannot use either) */
             }
-            okd = rsa_crypt(g_env.ref_libctx, kd, "provider=default", d, 1, ct, cl, pt[0], &pl[0]) && pl[0] == ml
-                && memcmp(pt[0], m, ml) == 0;
+            okd = rsa_crypt(g_env.ref_libctx, kd, "provider=default", d, 1, ct, cl, pt[0], &pl[0])
+                && pl[0] == ml && memcmp(pt[0], m, ml) == 0;
             ERR_clear_error();
             okc = rsa_crypt(g_env.libctx, kc, g_env.propq, d, 1, ct, cl, pt[1], &pl[1]);
             if (!okc)
-                CPT_CHECK(ERR_peek_error() != 0, "%s-%d %s: %s decryption failed with an error", type, bits,
-                    vname[v], dname[d]);
+                CPT_CHECK(ERR_peek_error() != 0, "%s-%d %s: %s decryption failed with an error",
+                    type, bits, vname[v], dname[d]);
             else if (d != D_TLS) /* TLS: a wrong block yields random bytes, by design */
-                CPT_CHECK(pl[1] == ml && memcmp(pt[1], m, ml) == 0, "%s-%d %s: the %s plaintext cptprov "
-                    "released is right", type, bits, vname[v], dname[d]);
+                CPT_CHECK(pl[1] == ml && memcmp(pt[1], m, ml) == 0,
+                    "%s-%d %s: the %s plaintext cptprov "
+                    "released is right",
+                    type, bits, vname[v], dname[d]);
             if (okd)
-                CPT_CHECK(okc && pl[1] == ml && memcmp(pt[1], m, ml) == 0, "%s-%d %s: cptprov decrypts (%s) "
-                    "where the default provider does", type, bits, vname[v], dname[d]);
+                CPT_CHECK(okc && pl[1] == ml && memcmp(pt[1], m, ml) == 0,
+                    "%s-%d %s: cptprov decrypts (%s) "
+                    "where the default provider does",
+                    type, bits, vname[v], dname[d]);
             ERR_clear_error();
         }
 
@@ -377,12 +424,13 @@ static void test_variants(const char *type, int bits)
             cpt_jobs_check(&j, sign_job, args, NT, cpt_rng_u64(&g_rng), results, paused);
             for (int i = 0; i < NT; i++) {
                 if (v == V_D_AND_DP)
-                    CPT_CHECK(tasks[i].ok == 0, "%s-%d %s: async signature %d refused with an error (%d)", type,
-                        bits, vname[v], i, tasks[i].ok);
+                    CPT_CHECK(tasks[i].ok == 0,
+                        "%s-%d %s: async signature %d refused with an error (%d)", type, bits,
+                        vname[v], i, tasks[i].ok);
                 else
-                    CPT_CHECK(tasks[i].ok == 1 && verify(kd, S_PKCS1, tasks[i].tbs, 32, tasks[i].sig,
-                                  tasks[i].siglen), "%s-%d %s: async signature %d released and right", type,
-                        bits, vname[v], i);
+                    CPT_CHECK(tasks[i].ok == 1
+                            && verify(kd, S_PKCS1, tasks[i].tbs, 32, tasks[i].sig, tasks[i].siglen),
+                        "%s-%d %s: async signature %d released and right", type, bits, vname[v], i);
             }
             g_async_tasks += NT;
             g_async_paused += j.tasks_paused;
@@ -423,21 +471,24 @@ static void test_counters(void)
     char *doc;
     size_t len;
 
-    CPT_CHECK(g_async_tasks == 0 || g_async_paused > 0, "ASYNC signatures paused for the device (%zu of %zu)",
-        g_async_paused, g_async_tasks);
+    CPT_CHECK(g_async_tasks == 0 || g_async_paused > 0,
+        "ASYNC signatures paused for the device (%zu of %zu)", g_async_paused, g_async_tasks);
     if (g_env.stats_dir[0] == '\0') {
         cpt_info("no stats dir: counters not checked");
         return;
     }
     usleep(300 * 1000); /* the driver's counters reach the area 4 times a second */
-    CPT_CHECK(cpt_stats_read(g_env.stats_dir, "cptprov", getpid(), "RSA", &st, why, sizeof(why)) && st.found
-            && st.device > 0, "the statistics show RSA operations on the device (%lld)", st.device);
+    CPT_CHECK(cpt_stats_read(g_env.stats_dir, "cptprov", getpid(), "RSA", &st, why, sizeof(why))
+            && st.found && st.device > 0,
+        "the statistics show RSA operations on the device (%lld)", st.device);
     doc = cpt_stats_json(g_env.stats_dir, getpid(), &len);
     CPT_CHECK(cpt_stats_device_counter(doc, "results_rejected") > 0
             && cpt_stats_device_counter(doc, "results_recomputed") > 0
-            && cpt_stats_device_counter(doc, "results_recomputed") < cpt_stats_device_counter(doc, "results_rejected"),
+            && cpt_stats_device_counter(doc, "results_recomputed")
+                < cpt_stats_device_counter(doc, "results_rejected"),
         "the statistics show wrong results rejected (%lld), some recomputed (%lld)",
-        cpt_stats_device_counter(doc, "results_rejected"), cpt_stats_device_counter(doc, "results_recomputed"));
+        cpt_stats_device_counter(doc, "results_rejected"),
+        cpt_stats_device_counter(doc, "results_recomputed"));
     free(doc);
 }
 

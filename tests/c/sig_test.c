@@ -38,7 +38,8 @@ static OSSL_LIB_CTX *lc; /* cptprov and default */
 static int iters = 14;
 static const char *vectors = "tests/vectors";
 static const char *groups[] = { "P-192", "P-224", "P-256", "P-384", "P-521" };
-static const char *mds[] = { "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA3-256", "SHA3-512" };
+static const char *mds[] = { "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA3-256",
+    "SHA3-512" };
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static EVP_PKEY *rsa_keygen(int bits, const char *propq);
@@ -107,7 +108,8 @@ static int sign_digest(EVP_PKEY *k, const char *propq, const unsigned char *dgst
     unsigned char *sig, size_t *siglen)
 {
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, propq);
-    int ok = c != NULL && EVP_PKEY_sign_init(c) > 0 && EVP_PKEY_sign(c, sig, siglen, dgst, dlen) > 0;
+    int ok =
+        c != NULL && EVP_PKEY_sign_init(c) > 0 && EVP_PKEY_sign(c, sig, siglen, dgst, dlen) > 0;
 
     EVP_PKEY_CTX_free(c);
     return ok;
@@ -117,7 +119,8 @@ static int verify_digest(EVP_PKEY *k, const char *propq, const unsigned char *dg
     const unsigned char *sig, size_t siglen)
 {
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, propq);
-    int ok = c != NULL && EVP_PKEY_verify_init(c) > 0 && EVP_PKEY_verify(c, sig, siglen, dgst, dlen) == 1;
+    int ok = c != NULL && EVP_PKEY_verify_init(c) > 0
+        && EVP_PKEY_verify(c, sig, siglen, dgst, dlen) == 1;
 
     EVP_PKEY_CTX_free(c);
     return ok;
@@ -128,7 +131,8 @@ static void test_differential(void)
     unsigned char msg[3000], sig[160], dgst[64];
 
     for (size_t g = 0; g < NELEM(groups); g++) {
-        EVP_PKEY *kc = keygen(groups[g], "provider=cptprov"), *kd = keygen(groups[g], "provider=default");
+        EVP_PKEY *kc = keygen(groups[g], "provider=cptprov"),
+                 *kd = keygen(groups[g], "provider=default");
 
         CPT_CHECK(kc != NULL && kd != NULL, "%s keys", groups[g]);
         if (kc == NULL || kd == NULL)
@@ -142,11 +146,13 @@ static void test_differential(void)
             RAND_bytes(msg, (int)len);
             CPT_CHECK(sign_msg(k, md, "provider=cptprov", msg, len, pieces, sig, &siglen)
                     && verify_msg(k, md, "provider=default", msg, len, 0, sig, siglen),
-                "%s %s: cptprov signs (%s), default verifies", groups[g], md, pieces ? "streamed" : "one-shot");
+                "%s %s: cptprov signs (%s), default verifies", groups[g], md,
+                pieces ? "streamed" : "one-shot");
             if (len > 0) {
                 msg[0] ^= 1;
                 CPT_CHECK(!verify_msg(k, md, "provider=default", msg, len, 0, sig, siglen),
-                    "%s %s: default rejects cptprov's signature over another message", groups[g], md);
+                    "%s %s: default rejects cptprov's signature over another message", groups[g],
+                    md);
                 msg[0] ^= 1;
             }
             siglen = sizeof(sig);
@@ -219,8 +225,9 @@ static void test_ecdsa_lengths(void)
             ds = sign_digest(k, "provider=default", in, len, dsig, &dlen);
             ERR_clear_error();
             cs = sign_digest(k, "provider=cptprov", in, len, csig, &clen);
-            CPT_CHECK(cs == ds && (cs || ERR_peek_error() != 0), "%s, %zu-byte input: cptprov %s to sign, default %s",
-                groups[g], len, cs ? "agrees" : "refuses", ds ? "signs" : "refuses");
+            CPT_CHECK(cs == ds && (cs || ERR_peek_error() != 0),
+                "%s, %zu-byte input: cptprov %s to sign, default %s", groups[g], len,
+                cs ? "agrees" : "refuses", ds ? "signs" : "refuses");
             ops += cs;
             if (!cs || !ds)
                 continue;
@@ -237,7 +244,8 @@ static void test_ecdsa_lengths(void)
                 sig[sl - 3] ^= 0x04;
                 CPT_CHECK(!verify_digest(k, "provider=default", in, len, sig, sl)
                         && !verify_digest(k, "provider=cptprov", in, len, sig, sl),
-                    "%s, %zu-byte input: both refuse %s's signature tampered", groups[g], len, t ? "default" : "cptprov");
+                    "%s, %zu-byte input: both refuse %s's signature tampered", groups[g], len,
+                    t ? "default" : "cptprov");
                 ops++;
                 sig[sl - 3] ^= 0x04;
             }
@@ -253,8 +261,9 @@ static void test_ecdsa_lengths(void)
                 cv = verify_digest(k, "provider=cptprov", in, len, csig, clen);
                 ops++;
                 CPT_CHECK(cv == dv && dv == (t && 8 * len > (size_t)bits),
-                    "%s, %zu-byte input with its %s bit flipped: cptprov %s, default %s", groups[g], len,
-                    t ? "last" : "first", cv ? "accepts" : "refuses", dv ? "accepts" : "refuses");
+                    "%s, %zu-byte input with its %s bit flipped: cptprov %s, default %s", groups[g],
+                    len, t ? "last" : "first", cv ? "accepts" : "refuses",
+                    dv ? "accepts" : "refuses");
                 in[at] ^= bit;
             }
         }
@@ -263,8 +272,10 @@ static void test_ecdsa_lengths(void)
         } else {
             long long after = ecdsa_done_ops();
 
-            cpt_info("%s: cptprov counted %lld ECDSA operations done for %lld asked", groups[g], after - before, ops);
-            CPT_CHECK(after - before >= ops, "%s: cptprov counted %lld ECDSA operations done for %lld asked", groups[g],
+            cpt_info("%s: cptprov counted %lld ECDSA operations done for %lld asked", groups[g],
+                after - before, ops);
+            CPT_CHECK(after - before >= ops,
+                "%s: cptprov counted %lld ECDSA operations done for %lld asked", groups[g],
                 after - before, ops);
         }
         EVP_PKEY_free(k);
@@ -277,15 +288,19 @@ static void test_der(void)
     unsigned char dgst[32] = { 1 }, sig[80], bad[81];
     size_t siglen = sizeof(sig);
 
-    CPT_CHECK(k != NULL && sign_digest(k, "provider=default", dgst, 32, sig, &siglen), "a signature");
+    CPT_CHECK(k != NULL && sign_digest(k, "provider=default", dgst, 32, sig, &siglen),
+        "a signature");
     /* Trailing garbage, a longer length byte, a non-minimal integer. */
     memcpy(bad, sig, siglen);
     bad[siglen] = 0;
-    CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, bad, siglen + 1), "trailing byte rejected");
+    CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, bad, siglen + 1),
+        "trailing byte rejected");
     memcpy(bad, sig, siglen);
     bad[1]++;
-    CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, bad, siglen), "wrong length rejected");
-    CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, sig, 5), "truncated signature rejected");
+    CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, bad, siglen),
+        "wrong length rejected");
+    CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, sig, 5),
+        "truncated signature rejected");
     {
         /* r with a redundant leading zero: valid BER, not DER. */
         unsigned char r0[84];
@@ -298,7 +313,8 @@ static void test_der(void)
         r0[n++] = 0;
         memcpy(r0 + n, sig + 4, siglen - 4);
         n += siglen - 4;
-        CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, r0, n), "non-minimal integer rejected");
+        CPT_CHECK(!verify_digest(k, "provider=cptprov", dgst, 32, r0, n),
+            "non-minimal integer rejected");
     }
     /* A size query, as the default provider answers it (ECDSA_size), and a
      * short buffer. */
@@ -307,13 +323,15 @@ static void test_der(void)
         EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, kc, "provider=cptprov");
         EVP_PKEY_CTX *d = EVP_PKEY_CTX_new_from_pkey(lc, kc, "provider=default");
         size_t n = 0, nd = 0;
-        int ok = c != NULL && d != NULL && EVP_PKEY_sign_init(c) > 0 && EVP_PKEY_sign(c, NULL, &n, dgst, 32) > 0
-            && EVP_PKEY_sign_init(d) > 0 && EVP_PKEY_sign(d, NULL, &nd, dgst, 32) > 0;
+        int ok = c != NULL && d != NULL && EVP_PKEY_sign_init(c) > 0
+            && EVP_PKEY_sign(c, NULL, &n, dgst, 32) > 0 && EVP_PKEY_sign_init(d) > 0
+            && EVP_PKEY_sign(d, NULL, &nd, dgst, 32) > 0;
 
         CPT_CHECK(ok && n == nd, "P-521 size query answers %zu, as default does (%zu)", n, nd);
         EVP_PKEY_CTX_free(d);
         n = 10;
-        CPT_CHECK(EVP_PKEY_sign(c, sig, &n, dgst, 32) <= 0 && ERR_peek_error() != 0, "a 10-byte buffer is refused");
+        CPT_CHECK(EVP_PKEY_sign(c, sig, &n, dgst, 32) <= 0 && ERR_peek_error() != 0,
+            "a 10-byte buffer is refused");
         EVP_PKEY_CTX_free(c);
         EVP_PKEY_free(kc);
     }
@@ -334,7 +352,8 @@ static int job_fn(void *varg)
     struct job_arg *a = varg;
 
     a->siglen = sizeof(a->sig);
-    a->ok = sign_msg(a->key, "SHA256", "provider=cptprov", a->msg, sizeof(a->msg), 0, a->sig, &a->siglen);
+    a->ok = sign_msg(a->key, "SHA256", "provider=cptprov", a->msg, sizeof(a->msg), 0, a->sig,
+        &a->siglen);
     return a->ok;
 }
 
@@ -365,12 +384,13 @@ static void test_async(void)
     CPT_CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
     for (int i = 0; i < njobs; i++)
         CPT_CHECK(args[i].ok
-                && verify_msg(args[i].key, "SHA256", "provider=default", args[i].msg, sizeof(args[i].msg), 0,
-                    args[i].sig, args[i].siglen)
-                && verify_msg(args[i].key, "SHA256", "provider=cptprov", args[i].msg, sizeof(args[i].msg), 0,
-                    args[i].sig, args[i].siglen),
+                && verify_msg(args[i].key, "SHA256", "provider=default", args[i].msg,
+                    sizeof(args[i].msg), 0, args[i].sig, args[i].siglen)
+                && verify_msg(args[i].key, "SHA256", "provider=cptprov", args[i].msg,
+                    sizeof(args[i].msg), 0, args[i].sig, args[i].siglen),
             "async job %d: the signature verifies with both providers", i);
-    CPT_CHECK(j.tasks_paused > 0, "signatures went asynchronous (%zu of %d paused)", j.tasks_paused, njobs);
+    CPT_CHECK(j.tasks_paused > 0, "signatures went asynchronous (%zu of %d paused)", j.tasks_paused,
+        njobs);
     EVP_PKEY_free(k);
     EVP_PKEY_free(rk);
     free(args);
@@ -392,28 +412,30 @@ static EVP_PKEY *rsa_keygen(int bits, const char *propq)
 }
 
 /* RSA with a padding: sign with one provider, verify with the other. */
-static int rsa_sign_msg(EVP_PKEY *k, const char *md, int pad, const char *propq, const unsigned char *msg,
-    size_t len, unsigned char *sig, size_t *siglen)
+static int rsa_sign_msg(EVP_PKEY *k, const char *md, int pad, const char *propq,
+    const unsigned char *msg, size_t len, unsigned char *sig, size_t *siglen)
 {
     EVP_MD_CTX *m = EVP_MD_CTX_new();
     EVP_PKEY_CTX *pc = NULL;
     int ok = m != NULL && EVP_DigestSignInit_ex(m, &pc, md, lc, propq, k, NULL) > 0
         && EVP_PKEY_CTX_set_rsa_padding(pc, pad) > 0
-        && (pad != RSA_PKCS1_PSS_PADDING || EVP_PKEY_CTX_set_rsa_pss_saltlen(pc, RSA_PSS_SALTLEN_DIGEST) > 0)
+        && (pad != RSA_PKCS1_PSS_PADDING
+            || EVP_PKEY_CTX_set_rsa_pss_saltlen(pc, RSA_PSS_SALTLEN_DIGEST) > 0)
         && EVP_DigestSign(m, sig, siglen, msg, len) > 0;
 
     EVP_MD_CTX_free(m);
     return ok;
 }
 
-static int rsa_verify_msg(EVP_PKEY *k, const char *md, int pad, const char *propq, const unsigned char *msg,
-    size_t len, const unsigned char *sig, size_t siglen)
+static int rsa_verify_msg(EVP_PKEY *k, const char *md, int pad, const char *propq,
+    const unsigned char *msg, size_t len, const unsigned char *sig, size_t siglen)
 {
     EVP_MD_CTX *m = EVP_MD_CTX_new();
     EVP_PKEY_CTX *pc = NULL;
     int ok = m != NULL && EVP_DigestVerifyInit_ex(m, &pc, md, lc, propq, k, NULL) > 0
         && EVP_PKEY_CTX_set_rsa_padding(pc, pad) > 0
-        && (pad != RSA_PKCS1_PSS_PADDING || EVP_PKEY_CTX_set_rsa_pss_saltlen(pc, RSA_PSS_SALTLEN_AUTO) > 0)
+        && (pad != RSA_PKCS1_PSS_PADDING
+            || EVP_PKEY_CTX_set_rsa_pss_saltlen(pc, RSA_PSS_SALTLEN_AUTO) > 0)
         && EVP_DigestVerify(m, sig, siglen, msg, len) == 1;
 
     EVP_MD_CTX_free(m);
@@ -427,9 +449,9 @@ static EVP_PKEY_CTX *rsa_digest_ctx(EVP_PKEY *k, const char *propq, int op, int 
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, propq);
     const EVP_MD *m = md != NULL ? EVP_get_digestbyname(md) : NULL;
     int ok = c != NULL
-        && (op == EVP_PKEY_OP_SIGN         ? EVP_PKEY_sign_init(c)
-               : op == EVP_PKEY_OP_VERIFY ? EVP_PKEY_verify_init(c)
-                                          : EVP_PKEY_verify_recover_init(c))
+        && (op == EVP_PKEY_OP_SIGN            ? EVP_PKEY_sign_init(c)
+                   : op == EVP_PKEY_OP_VERIFY ? EVP_PKEY_verify_init(c)
+                                              : EVP_PKEY_verify_recover_init(c))
             > 0
         && EVP_PKEY_CTX_set_rsa_padding(c, pad) > 0
         && (pad != RSA_PKCS1_PSS_PADDING || op != EVP_PKEY_OP_SIGN
@@ -443,8 +465,8 @@ static EVP_PKEY_CTX *rsa_digest_ctx(EVP_PKEY *k, const char *propq, int op, int 
     return c;
 }
 
-static int rsa_sign_dgst(EVP_PKEY *k, const char *propq, int pad, const char *md, const unsigned char *dgst,
-    size_t dlen, unsigned char *sig, size_t *siglen)
+static int rsa_sign_dgst(EVP_PKEY *k, const char *propq, int pad, const char *md,
+    const unsigned char *dgst, size_t dlen, unsigned char *sig, size_t *siglen)
 {
     EVP_PKEY_CTX *c = rsa_digest_ctx(k, propq, EVP_PKEY_OP_SIGN, pad, md);
     int ok = c != NULL && EVP_PKEY_sign(c, sig, siglen, dgst, dlen) > 0;
@@ -453,8 +475,8 @@ static int rsa_sign_dgst(EVP_PKEY *k, const char *propq, int pad, const char *md
     return ok;
 }
 
-static int rsa_verify_dgst(EVP_PKEY *k, const char *propq, int pad, const char *md, const unsigned char *dgst,
-    size_t dlen, const unsigned char *sig, size_t siglen)
+static int rsa_verify_dgst(EVP_PKEY *k, const char *propq, int pad, const char *md,
+    const unsigned char *dgst, size_t dlen, const unsigned char *sig, size_t siglen)
 {
     EVP_PKEY_CTX *c = rsa_digest_ctx(k, propq, EVP_PKEY_OP_VERIFY, pad, md);
     int ok = c != NULL && EVP_PKEY_verify(c, sig, siglen, dgst, dlen) == 1;
@@ -463,8 +485,8 @@ static int rsa_verify_dgst(EVP_PKEY *k, const char *propq, int pad, const char *
     return ok;
 }
 
-static int rsa_recover(EVP_PKEY *k, const char *propq, int pad, const char *md, const unsigned char *sig,
-    size_t siglen, unsigned char *out, size_t *outlen)
+static int rsa_recover(EVP_PKEY *k, const char *propq, int pad, const char *md,
+    const unsigned char *sig, size_t siglen, unsigned char *out, size_t *outlen)
 {
     EVP_PKEY_CTX *c = rsa_digest_ctx(k, propq, EVP_PKEY_OP_VERIFYRECOVER, pad, md);
     int ok = c != NULL && EVP_PKEY_verify_recover(c, out, outlen, sig, siglen) > 0;
@@ -482,7 +504,7 @@ static int rsa_ctx_accepts(EVP_PKEY *k, const char *propq, int op, int pad, cons
 }
 
 /* Both providers refuse: cptprov with a reason on the error queue. */
-#define BOTH_REFUSE(call_default, call_cptprov)                                   \
+#define BOTH_REFUSE(call_default, call_cptprov) \
     (!(call_default) && (ERR_clear_error(), !(call_cptprov)) && ERR_peek_error() != 0)
 
 /*
@@ -506,34 +528,40 @@ static void rsa_md5sha1_checks(EVP_PKEY *k)
         const char *other = dir == 0 ? "provider=default" : "provider=cptprov";
 
         siglen = sizeof(sig);
-        CPT_CHECK(rsa_sign_dgst(k, by, RSA_PKCS1_PADDING, "MD5-SHA1", dgst, sizeof(dgst), sig, &siglen)
-                && rsa_verify_dgst(k, other, RSA_PKCS1_PADDING, "MD5-SHA1", dgst, sizeof(dgst), sig, siglen),
+        CPT_CHECK(rsa_sign_dgst(k, by, RSA_PKCS1_PADDING, "MD5-SHA1", dgst, sizeof(dgst), sig,
+                      &siglen)
+                && rsa_verify_dgst(k, other, RSA_PKCS1_PADDING, "MD5-SHA1", dgst, sizeof(dgst), sig,
+                    siglen),
             "RSA-%d MD5-SHA1 digest: %s signs, %s verifies", bits, by, other);
         siglen2 = sizeof(sig2);
-        CPT_CHECK(rsa_sign_dgst(k, other, RSA_PKCS1_PADDING, NULL, dgst, sizeof(dgst), sig2, &siglen2)
+        CPT_CHECK(rsa_sign_dgst(k, other, RSA_PKCS1_PADDING, NULL, dgst, sizeof(dgst), sig2,
+                      &siglen2)
                 && siglen2 == siglen && memcmp(sig, sig2, siglen) == 0,
-            "RSA-%d MD5-SHA1 digest: %s's signature is the bare PKCS#1 v1.5 one of %s", bits, by, other);
+            "RSA-%d MD5-SHA1 digest: %s's signature is the bare PKCS#1 v1.5 one of %s", bits, by,
+            other);
         reclen = sizeof(rec);
         CPT_CHECK(rsa_recover(k, other, RSA_PKCS1_PADDING, "MD5-SHA1", sig, siglen, rec, &reclen)
                 && reclen == sizeof(dgst) && memcmp(rec, dgst, sizeof(dgst)) == 0,
             "RSA-%d MD5-SHA1: %s recovers the 36 bytes from %s's signature", bits, other, by);
         dgst[5] ^= 1;
-        CPT_CHECK(BOTH_REFUSE(rsa_verify_dgst(k, "provider=default", RSA_PKCS1_PADDING, "MD5-SHA1", dgst,
-                                  sizeof(dgst), sig, siglen),
-                      rsa_verify_dgst(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", dgst, sizeof(dgst),
-                          sig, siglen)),
+        CPT_CHECK(BOTH_REFUSE(rsa_verify_dgst(k, "provider=default", RSA_PKCS1_PADDING, "MD5-SHA1",
+                                  dgst, sizeof(dgst), sig, siglen),
+                      rsa_verify_dgst(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", dgst,
+                          sizeof(dgst), sig, siglen)),
             "RSA-%d MD5-SHA1: %s's signature refused for other 36 bytes", bits, by);
         dgst[5] ^= 1;
         sig[siglen - 1] ^= 1;
         reclen = sizeof(rec);
-        CPT_CHECK(BOTH_REFUSE(rsa_verify_dgst(k, "provider=default", RSA_PKCS1_PADDING, "MD5-SHA1", dgst,
-                                  sizeof(dgst), sig, siglen),
-                      rsa_verify_dgst(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", dgst, sizeof(dgst),
-                          sig, siglen))
+        CPT_CHECK(BOTH_REFUSE(rsa_verify_dgst(k, "provider=default", RSA_PKCS1_PADDING, "MD5-SHA1",
+                                  dgst, sizeof(dgst), sig, siglen),
+                      rsa_verify_dgst(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", dgst,
+                          sizeof(dgst), sig, siglen))
                 && (ERR_clear_error(),
-                    !rsa_recover(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", sig, siglen, rec, &reclen))
+                    !rsa_recover(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", sig, siglen,
+                        rec, &reclen))
                 && ERR_peek_error() != 0,
-            "RSA-%d MD5-SHA1: a tampered signature of %s's is refused (verify and recover)", bits, by);
+            "RSA-%d MD5-SHA1: a tampered signature of %s's is refused (verify and recover)", bits,
+            by);
 
         /* Over a message: MD5 || SHA-1 of it, hashed by the signer. */
         siglen = sizeof(sig);
@@ -556,26 +584,33 @@ static void rsa_md5sha1_checks(EVP_PKEY *k)
          * MD5-SHA1 under a SHA-256 PSS signature. */
         siglen = sizeof(sig);
         CPT_CHECK(rsa_sign_msg(k, "MD5-SHA1", RSA_PKCS1_PSS_PADDING, by, msg, len, sig, &siglen)
-                && rsa_verify_msg(k, "MD5-SHA1", RSA_PKCS1_PSS_PADDING, other, msg, len, sig, siglen),
+                && rsa_verify_msg(k, "MD5-SHA1", RSA_PKCS1_PSS_PADDING, other, msg, len, sig,
+                    siglen),
             "RSA-%d MD5-SHA1 PSS message: %s signs, %s verifies", bits, by, other);
         siglen = sizeof(sig);
-        CPT_CHECK(rsa_sign_dgst(k, by, RSA_PKCS1_PSS_PADDING, "MD5-SHA1", dgst, sizeof(dgst), sig, &siglen)
-                && rsa_verify_dgst(k, other, RSA_PKCS1_PSS_PADDING, "MD5-SHA1", dgst, sizeof(dgst), sig, siglen),
+        CPT_CHECK(rsa_sign_dgst(k, by, RSA_PKCS1_PSS_PADDING, "MD5-SHA1", dgst, sizeof(dgst), sig,
+                      &siglen)
+                && rsa_verify_dgst(k, other, RSA_PKCS1_PSS_PADDING, "MD5-SHA1", dgst, sizeof(dgst),
+                    sig, siglen),
             "RSA-%d MD5-SHA1 PSS digest: %s signs, %s verifies", bits, by, other);
         sig[siglen / 2] ^= 8;
-        CPT_CHECK(BOTH_REFUSE(rsa_verify_dgst(k, "provider=default", RSA_PKCS1_PSS_PADDING, "MD5-SHA1", dgst,
-                                  sizeof(dgst), sig, siglen),
-                      rsa_verify_dgst(k, "provider=cptprov", RSA_PKCS1_PSS_PADDING, "MD5-SHA1", dgst, sizeof(dgst),
-                          sig, siglen)),
+        CPT_CHECK(BOTH_REFUSE(rsa_verify_dgst(k, "provider=default", RSA_PKCS1_PSS_PADDING,
+                                  "MD5-SHA1", dgst, sizeof(dgst), sig, siglen),
+                      rsa_verify_dgst(k, "provider=cptprov", RSA_PKCS1_PSS_PADDING, "MD5-SHA1",
+                          dgst, sizeof(dgst), sig, siglen)),
             "RSA-%d MD5-SHA1 PSS: a tampered signature of %s's is refused", bits, by);
         {
-            EVP_PKEY_CTX *c = rsa_digest_ctx(k, by, EVP_PKEY_OP_SIGN, RSA_PKCS1_PSS_PADDING, "SHA256");
-            EVP_PKEY_CTX *v = rsa_digest_ctx(k, other, EVP_PKEY_OP_VERIFY, RSA_PKCS1_PSS_PADDING, "SHA256");
+            EVP_PKEY_CTX *c =
+                rsa_digest_ctx(k, by, EVP_PKEY_OP_SIGN, RSA_PKCS1_PSS_PADDING, "SHA256");
+            EVP_PKEY_CTX *v =
+                rsa_digest_ctx(k, other, EVP_PKEY_OP_VERIFY, RSA_PKCS1_PSS_PADDING, "SHA256");
 
             siglen = sizeof(sig);
-            CPT_CHECK(c != NULL && v != NULL && EVP_PKEY_CTX_set_rsa_mgf1_md_name(c, "MD5-SHA1", NULL) > 0
+            CPT_CHECK(c != NULL && v != NULL
+                    && EVP_PKEY_CTX_set_rsa_mgf1_md_name(c, "MD5-SHA1", NULL) > 0
                     && EVP_PKEY_CTX_set_rsa_mgf1_md_name(v, "MD5-SHA1", NULL) > 0
-                    && EVP_PKEY_sign(c, sig, &siglen, dgst, 32) > 0 && EVP_PKEY_verify(v, sig, siglen, dgst, 32) == 1,
+                    && EVP_PKEY_sign(c, sig, &siglen, dgst, 32) > 0
+                    && EVP_PKEY_verify(v, sig, siglen, dgst, 32) == 1,
                 "RSA-%d PSS SHA-256 with MGF1 MD5-SHA1: %s signs, %s verifies", bits, by, other);
             EVP_PKEY_CTX_free(c);
             EVP_PKEY_CTX_free(v);
@@ -586,23 +621,34 @@ static void rsa_md5sha1_checks(EVP_PKEY *k)
      * set after the padding, or before it), and the signature of a SHA-1
      * DigestInfo taken for an MD5-SHA1 one. */
     siglen = sizeof(sig);
-    CPT_CHECK(BOTH_REFUSE(rsa_sign_dgst(k, "provider=default", RSA_PKCS1_PADDING, "MD5-SHA1", dgst, 20, sig, &siglen),
-                  rsa_sign_dgst(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", dgst, 20, sig, &siglen)),
+    CPT_CHECK(BOTH_REFUSE(rsa_sign_dgst(k, "provider=default", RSA_PKCS1_PADDING, "MD5-SHA1", dgst,
+                              20, sig, &siglen),
+                  rsa_sign_dgst(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", dgst, 20, sig,
+                      &siglen)),
         "RSA-%d MD5-SHA1: a 20-byte input is refused", bits);
-    CPT_CHECK(BOTH_REFUSE(rsa_ctx_accepts(k, "provider=default", EVP_PKEY_OP_SIGN, RSA_NO_PADDING, "MD5-SHA1"),
-                  rsa_ctx_accepts(k, "provider=cptprov", EVP_PKEY_OP_SIGN, RSA_NO_PADDING, "MD5-SHA1")),
+    CPT_CHECK(BOTH_REFUSE(rsa_ctx_accepts(k, "provider=default", EVP_PKEY_OP_SIGN, RSA_NO_PADDING,
+                              "MD5-SHA1"),
+                  rsa_ctx_accepts(k, "provider=cptprov", EVP_PKEY_OP_SIGN, RSA_NO_PADDING,
+                      "MD5-SHA1")),
         "RSA-%d MD5-SHA1 with no padding is refused", bits);
     siglen = sizeof(sig);
-    CPT_CHECK(BOTH_REFUSE(rsa_sign_msg(k, "MD5-SHA1", RSA_NO_PADDING, "provider=default", msg, len, sig, &siglen),
-                  rsa_sign_msg(k, "MD5-SHA1", RSA_NO_PADDING, "provider=cptprov", msg, len, sig, &siglen)),
+    CPT_CHECK(BOTH_REFUSE(rsa_sign_msg(k, "MD5-SHA1", RSA_NO_PADDING, "provider=default", msg, len,
+                              sig, &siglen),
+                  rsa_sign_msg(k, "MD5-SHA1", RSA_NO_PADDING, "provider=cptprov", msg, len, sig,
+                      &siglen)),
         "RSA-%d MD5-SHA1 over a message refuses no padding", bits);
     siglen = sizeof(sig);
     reclen = sizeof(rec);
-    CPT_CHECK(rsa_sign_dgst(k, "provider=default", RSA_PKCS1_PADDING, "SHA1", dgst, 20, sig, &siglen)
-            && BOTH_REFUSE(rsa_verify_dgst(k, "provider=default", RSA_PKCS1_PADDING, "MD5-SHA1", dgst, 36, sig, siglen),
-                rsa_verify_dgst(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", dgst, 36, sig, siglen))
-            && BOTH_REFUSE(rsa_recover(k, "provider=default", RSA_PKCS1_PADDING, "MD5-SHA1", sig, siglen, rec, &reclen),
-                rsa_recover(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", sig, siglen, rec, &reclen)),
+    CPT_CHECK(rsa_sign_dgst(k, "provider=default", RSA_PKCS1_PADDING, "SHA1", dgst, 20, sig,
+                  &siglen)
+            && BOTH_REFUSE(rsa_verify_dgst(k, "provider=default", RSA_PKCS1_PADDING, "MD5-SHA1",
+                               dgst, 36, sig, siglen),
+                rsa_verify_dgst(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", dgst, 36, sig,
+                    siglen))
+            && BOTH_REFUSE(rsa_recover(k, "provider=default", RSA_PKCS1_PADDING, "MD5-SHA1", sig,
+                               siglen, rec, &reclen),
+                rsa_recover(k, "provider=cptprov", RSA_PKCS1_PADDING, "MD5-SHA1", sig, siglen, rec,
+                    &reclen)),
         "RSA-%d: a SHA-1 signature is not taken for an MD5-SHA1 one", bits);
 }
 
@@ -614,30 +660,36 @@ static void test_rsa(void)
 
     for (size_t i = 0; i < NELEM(sizes) + 1; i++) {
         /* The last round uses a key generated by cptprov. */
-        EVP_PKEY *k = i < NELEM(sizes) ? rsa_keygen(sizes[i], "provider=default") : rsa_keygen(2048, "provider=cptprov");
+        EVP_PKEY *k = i < NELEM(sizes) ? rsa_keygen(sizes[i], "provider=default")
+                                       : rsa_keygen(2048, "provider=cptprov");
         int bits = k != NULL ? EVP_PKEY_get_bits(k) : 0;
 
         CPT_CHECK(k != NULL, "RSA key %zu", i);
         if (k == NULL)
             continue;
         for (size_t m = 0; m < NELEM(rmds); m++) {
-            for (int pad = RSA_PKCS1_PADDING; pad <= RSA_PKCS1_PSS_PADDING; pad += RSA_PKCS1_PSS_PADDING - 1) {
+            for (int pad = RSA_PKCS1_PADDING; pad <= RSA_PKCS1_PSS_PADDING;
+                 pad += RSA_PKCS1_PSS_PADDING - 1) {
                 size_t len = (size_t)rand() % sizeof(msg), siglen = sizeof(sig);
                 const EVP_MD *md = EVP_get_digestbyname(rmds[m]);
 
                 /* PSS with a salt as long as the digest needs room for both. */
-                if (pad == RSA_PKCS1_PSS_PADDING && md != NULL && bits / 8 < 2 * EVP_MD_get_size(md) + 2)
+                if (pad == RSA_PKCS1_PSS_PADDING && md != NULL
+                    && bits / 8 < 2 * EVP_MD_get_size(md) + 2)
                     continue;
                 RAND_bytes(msg, (int)len);
                 CPT_CHECK(rsa_sign_msg(k, rmds[m], pad, "provider=cptprov", msg, len, sig, &siglen)
-                        && rsa_verify_msg(k, rmds[m], pad, "provider=default", msg, len, sig, siglen),
+                        && rsa_verify_msg(k, rmds[m], pad, "provider=default", msg, len, sig,
+                            siglen),
                     "RSA-%d %s pad %d: cptprov signs, default verifies", bits, rmds[m], pad);
                 siglen = sizeof(sig);
                 CPT_CHECK(rsa_sign_msg(k, rmds[m], pad, "provider=default", msg, len, sig, &siglen)
-                        && rsa_verify_msg(k, rmds[m], pad, "provider=cptprov", msg, len, sig, siglen),
+                        && rsa_verify_msg(k, rmds[m], pad, "provider=cptprov", msg, len, sig,
+                            siglen),
                     "RSA-%d %s pad %d: default signs, cptprov verifies", bits, rmds[m], pad);
                 sig[siglen - 1] ^= 1;
-                CPT_CHECK(!rsa_verify_msg(k, rmds[m], pad, "provider=cptprov", msg, len, sig, siglen),
+                CPT_CHECK(!rsa_verify_msg(k, rmds[m], pad, "provider=cptprov", msg, len, sig,
+                              siglen),
                     "RSA-%d %s pad %d: cptprov rejects a tampered signature", bits, rmds[m], pad);
             }
         }
@@ -652,8 +704,8 @@ static void test_rsa(void)
                     && verify_digest(k, "provider=default", dgst, sizeof(dgst), sig, siglen),
                 "RSA-%d: raw PKCS#1 v1.5 signature of 36 bytes", bits);
             CPT_CHECK(c != NULL && EVP_PKEY_verify_recover_init(c) > 0
-                    && EVP_PKEY_verify_recover(c, msg, &reclen, sig, siglen) > 0 && reclen == sizeof(dgst)
-                    && memcmp(msg, dgst, sizeof(dgst)) == 0,
+                    && EVP_PKEY_verify_recover(c, msg, &reclen, sig, siglen) > 0
+                    && reclen == sizeof(dgst) && memcmp(msg, dgst, sizeof(dgst)) == 0,
                 "RSA-%d: verify-recover returns the signed bytes", bits);
             EVP_PKEY_CTX_free(c);
         }
@@ -664,7 +716,8 @@ static void test_rsa(void)
 
 /* A public key of type (RSA, RSA-PSS) from n (big-endian) and e = 65537,
  * imported into the provider propq selects; NULL if it refuses. */
-static EVP_PKEY *rsa_type_from_n(const char *type, const unsigned char *nb, size_t nlen, const char *propq)
+static EVP_PKEY *rsa_type_from_n(const char *type, const unsigned char *nb, size_t nlen,
+    const char *propq)
 {
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, type, propq);
     OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
@@ -710,7 +763,8 @@ static void test_rsa_hostile(void)
     BIGNUM *n = NULL;
     unsigned char nb[256], sig[300], dgst[32] = { 1 };
 
-    CPT_CHECK(k != NULL && EVP_PKEY_get_bn_param(k, "n", &n) && BN_bn2binpad(n, nb, sizeof(nb)) == 256,
+    CPT_CHECK(k != NULL && EVP_PKEY_get_bn_param(k, "n", &n)
+            && BN_bn2binpad(n, nb, sizeof(nb)) == 256,
         "RSA-2048 key for the hostile-input checks");
     if (n == NULL) {
         EVP_PKEY_free(k);
@@ -724,8 +778,9 @@ static void test_rsa_hostile(void)
         EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, bad, "provider=cptprov");
         size_t len = sizeof(sig);
 
-        CPT_CHECK(c != NULL && EVP_PKEY_encrypt_init(c) > 0 && EVP_PKEY_encrypt(c, sig, &len, dgst, sizeof(dgst)) <= 0
-                && ERR_peek_error() != 0, "cptprov refuses to encrypt with an even modulus, with an error");
+        CPT_CHECK(c != NULL && EVP_PKEY_encrypt_init(c) > 0
+                && EVP_PKEY_encrypt(c, sig, &len, dgst, sizeof(dgst)) <= 0 && ERR_peek_error() != 0,
+            "cptprov refuses to encrypt with an even modulus, with an error");
         EVP_PKEY_CTX_free(c);
     }
     EVP_PKEY_free(bad);
@@ -736,8 +791,11 @@ static void test_rsa_hostile(void)
         int want = ref != NULL ? public_check(ref) > 0 : -1;
 
         ERR_clear_error();
-        CPT_CHECK(bad != NULL && want >= 0 && (public_check(bad) > 0) == want && (want || ERR_peek_error() != 0),
-            "cptprov imports a 256-bit modulus and its public check says what the default provider's says (%d)", want);
+        CPT_CHECK(bad != NULL && want >= 0 && (public_check(bad) > 0) == want
+                && (want || ERR_peek_error() != 0),
+            "cptprov imports a 256-bit modulus and its public check says what the default "
+            "provider's says (%d)",
+            want);
         EVP_PKEY_free(ref);
     }
     EVP_PKEY_free(bad);
@@ -753,19 +811,27 @@ static void test_rsa_hostile(void)
             memcpy(sig, nb, 256);
         /* The default provider's reason first, then cptprov's: the same. */
         for (int p = 0; p < 2; p++) {
-            EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, p ? "provider=cptprov" : "provider=default");
+            EVP_PKEY_CTX *c =
+                EVP_PKEY_CTX_new_from_pkey(lc, k, p ? "provider=cptprov" : "provider=default");
             size_t len = i == 0 ? 257 : 256;
             unsigned long e;
 
             ERR_clear_error();
-            CPT_CHECK(c != NULL && EVP_PKEY_verify_init(c) > 0 && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) > 0
-                    && EVP_PKEY_verify(c, sig, len, dgst, sizeof(dgst)) <= 0 && (e = ERR_peek_error()) != 0
-                    && snprintf(why[p], sizeof(why[p]), "%s", ERR_reason_error_string(e) ? ERR_reason_error_string(e) : "?") > 0,
-                "%s rejects an out-of-range signature (%d) with an error", p ? "cptprov" : "the default provider", i);
+            CPT_CHECK(c != NULL && EVP_PKEY_verify_init(c) > 0
+                    && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) > 0
+                    && EVP_PKEY_verify(c, sig, len, dgst, sizeof(dgst)) <= 0
+                    && (e = ERR_peek_error()) != 0
+                    && snprintf(why[p], sizeof(why[p]), "%s",
+                           ERR_reason_error_string(e) ? ERR_reason_error_string(e) : "?")
+                        > 0,
+                "%s rejects an out-of-range signature (%d) with an error",
+                p ? "cptprov" : "the default provider", i);
             EVP_PKEY_CTX_free(c);
         }
-        CPT_CHECK(strcmp(why[0], why[1]) == 0, "out-of-range signature (%d): cptprov's reason \"%s\" is the "
-            "default provider's \"%s\"", i, why[1], why[0]);
+        CPT_CHECK(strcmp(why[0], why[1]) == 0,
+            "out-of-range signature (%d): cptprov's reason \"%s\" is the "
+            "default provider's \"%s\"",
+            i, why[1], why[0]);
     }
     /* Verify-recover of a signature one byte short (a number with a
      * leading zero left out) and one byte long: the same outcome and
@@ -807,12 +873,16 @@ static void test_rsa_hostile(void)
                     && EVP_PKEY_CTX_set_rsa_padding(c, RSA_NO_PADDING) > 0
                     && EVP_PKEY_verify_recover(c, rec[p], &rl, in, inl) > 0 && rl == 256;
                 e = ERR_peek_error();
-                snprintf(why[p], sizeof(why[p]), "%s", e && ERR_reason_error_string(e) ? ERR_reason_error_string(e) : "");
+                snprintf(why[p], sizeof(why[p]), "%s",
+                    e && ERR_reason_error_string(e) ? ERR_reason_error_string(e) : "");
                 EVP_PKEY_CTX_free(c);
             }
-            CPT_CHECK(ok[0] == ok[1] && (!ok[0] || memcmp(rec[0], rec[1], 256) == 0) && strcmp(why[0], why[1]) == 0,
-                "verify-recover of a %zu-byte signature: cptprov %s (\"%s\"), the default provider %s (\"%s\")",
-                inl, ok[1] ? "recovers" : "refuses", why[1], ok[0] ? "recovers" : "refuses", why[0]);
+            CPT_CHECK(ok[0] == ok[1] && (!ok[0] || memcmp(rec[0], rec[1], 256) == 0)
+                    && strcmp(why[0], why[1]) == 0,
+                "verify-recover of a %zu-byte signature: cptprov %s (\"%s\"), the default provider "
+                "%s (\"%s\")",
+                inl, ok[1] ? "recovers" : "refuses", why[1], ok[0] ? "recovers" : "refuses",
+                why[0]);
         }
     }
     BN_free(n);
@@ -834,7 +904,10 @@ static int rsa_crypt(EVP_PKEY *k, const char *propq, int decrypt, int pad, const
         unsigned char *l = OPENSSL_memdup(label, labellen);
         ok = EVP_PKEY_CTX_set0_rsa_oaep_label(c, l, (int)labellen) > 0;
     }
-    ok = ok && (decrypt ? EVP_PKEY_decrypt(c, out, outlen, in, inlen) : EVP_PKEY_encrypt(c, out, outlen, in, inlen)) > 0;
+    ok = ok
+        && (decrypt ? EVP_PKEY_decrypt(c, out, outlen, in, inlen)
+                    : EVP_PKEY_encrypt(c, out, outlen, in, inlen))
+            > 0;
     EVP_PKEY_CTX_free(c);
     return ok;
 }
@@ -862,8 +935,10 @@ static void test_rsa_encryption(void)
             RAND_bytes(pt, (int)len);
             if (cases[i].pad == RSA_NO_PADDING)
                 pt[0] = 0; /* below the modulus */
-            CPT_CHECK(rsa_crypt(k, enc, 0, cases[i].pad, cases[i].md, l, sizeof(label), pt, len, ct, &ctlen)
-                    && rsa_crypt(k, dec, 1, cases[i].pad, cases[i].md, l, sizeof(label), ct, ctlen, back, &backlen)
+            CPT_CHECK(rsa_crypt(k, enc, 0, cases[i].pad, cases[i].md, l, sizeof(label), pt, len, ct,
+                          &ctlen)
+                    && rsa_crypt(k, dec, 1, cases[i].pad, cases[i].md, l, sizeof(label), ct, ctlen,
+                        back, &backlen)
                     && backlen == len && memcmp(back, pt, len) == 0,
                 "RSA encryption case %zu: %s encrypts, %s decrypts", i, enc, dec);
             /* A tampered ciphertext: refused by both, or (PKCS#1 v1.5 under
@@ -876,14 +951,17 @@ static void test_rsa_encryption(void)
 
                 ct[10] ^= 1;
                 backlen = sizeof(back);
-                got = rsa_crypt(k, "provider=cptprov", 1, cases[i].pad, cases[i].md, l, sizeof(label), ct, ctlen,
-                    back, &backlen);
-                want = rsa_crypt(k, "provider=default", 1, cases[i].pad, cases[i].md, l, sizeof(label), ct, ctlen,
-                    ref, &reflen);
+                got = rsa_crypt(k, "provider=cptprov", 1, cases[i].pad, cases[i].md, l,
+                    sizeof(label), ct, ctlen, back, &backlen);
+                want = rsa_crypt(k, "provider=default", 1, cases[i].pad, cases[i].md, l,
+                    sizeof(label), ct, ctlen, ref, &reflen);
                 ERR_clear_error();
-                CPT_CHECK(got == want && (!got || (backlen == reflen && memcmp(back, ref, reflen) == 0)),
-                    "RSA encryption case %zu: cptprov does with a tampered ciphertext what the default provider "
-                    "does (%s, default %s)", i, got ? "decrypts" : "refuses", want ? "decrypts" : "refuses");
+                CPT_CHECK(got == want
+                        && (!got || (backlen == reflen && memcmp(back, ref, reflen) == 0)),
+                    "RSA encryption case %zu: cptprov does with a tampered ciphertext what the "
+                    "default provider "
+                    "does (%s, default %s)",
+                    i, got ? "decrypts" : "refuses", want ? "decrypts" : "refuses");
             }
         }
     }
@@ -900,11 +978,13 @@ static void test_rsa_encryption(void)
         pms[1] = wrong ? 1 : 3;
         params[0] = OSSL_PARAM_construct_uint("tls-client-version", &cv);
         params[1] = OSSL_PARAM_construct_end();
-        CPT_CHECK(rsa_crypt(k, "provider=default", 0, RSA_PKCS1_PADDING, NULL, NULL, 0, pms, 48, ct, &ctlen)
+        CPT_CHECK(rsa_crypt(k, "provider=default", 0, RSA_PKCS1_PADDING, NULL, NULL, 0, pms, 48, ct,
+                      &ctlen)
                 && c != NULL && EVP_PKEY_decrypt_init(c) > 0
                 && EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_WITH_TLS_PADDING) > 0
-                && EVP_PKEY_CTX_set_params(c, params) > 0 && EVP_PKEY_decrypt(c, back, &outlen, ct, ctlen) > 0
-                && outlen == 48 && (memcmp(back, pms, 48) == 0) == !wrong,
+                && EVP_PKEY_CTX_set_params(c, params) > 0
+                && EVP_PKEY_decrypt(c, back, &outlen, ct, ctlen) > 0 && outlen == 48
+                && (memcmp(back, pms, 48) == 0) == !wrong,
             "TLS pre-master secret with %s version: %s", wrong ? "a wrong" : "the right",
             wrong ? "48 random bytes, no error" : "the secret");
         EVP_PKEY_CTX_free(c);
@@ -919,8 +999,9 @@ static EVP_PKEY *pss_keygen(const char *propq, int restricted)
     EVP_PKEY *k = NULL;
 
     if (c == NULL || EVP_PKEY_keygen_init(c) <= 0 || EVP_PKEY_CTX_set_rsa_keygen_bits(c, 2048) <= 0
-        || (restricted && (EVP_PKEY_CTX_set_rsa_pss_keygen_md_name(c, "SHA256", NULL) <= 0
-                              || EVP_PKEY_CTX_set_rsa_pss_keygen_saltlen(c, 32) <= 0))
+        || (restricted
+            && (EVP_PKEY_CTX_set_rsa_pss_keygen_md_name(c, "SHA256", NULL) <= 0
+                || EVP_PKEY_CTX_set_rsa_pss_keygen_saltlen(c, 32) <= 0))
         || EVP_PKEY_keygen(c, &k) <= 0)
         k = NULL;
     EVP_PKEY_CTX_free(c);
@@ -937,19 +1018,23 @@ static void test_rsa_pss_keys(void)
             EVP_PKEY *k = pss_keygen(gen ? "provider=cptprov" : "provider=default", restricted);
             size_t siglen = sizeof(sig);
 
-            CPT_CHECK(k != NULL, "RSA-PSS key (restricted %d, by %s)", restricted, gen ? "cptprov" : "default");
+            CPT_CHECK(k != NULL, "RSA-PSS key (restricted %d, by %s)", restricted,
+                gen ? "cptprov" : "default");
             if (k == NULL)
                 continue;
             CPT_CHECK(sign_msg(k, "SHA256", "provider=cptprov", msg, sizeof(msg), 0, sig, &siglen)
-                    && verify_msg(k, "SHA256", "provider=default", msg, sizeof(msg), 0, sig, siglen),
+                    && verify_msg(k, "SHA256", "provider=default", msg, sizeof(msg), 0, sig,
+                        siglen),
                 "RSA-PSS key (restricted %d): cptprov signs, default verifies", restricted);
             siglen = sizeof(sig);
             CPT_CHECK(sign_msg(k, "SHA256", "provider=default", msg, sizeof(msg), 0, sig, &siglen)
-                    && verify_msg(k, "SHA256", "provider=cptprov", msg, sizeof(msg), 0, sig, siglen),
+                    && verify_msg(k, "SHA256", "provider=cptprov", msg, sizeof(msg), 0, sig,
+                        siglen),
                 "RSA-PSS key (restricted %d): default signs, cptprov verifies", restricted);
             if (restricted) {
                 siglen = sizeof(sig);
-                CPT_CHECK(!sign_msg(k, "SHA384", "provider=cptprov", msg, sizeof(msg), 0, sig, &siglen),
+                CPT_CHECK(!sign_msg(k, "SHA384", "provider=cptprov", msg, sizeof(msg), 0, sig,
+                              &siglen),
                     "a key restricted to SHA-256 refuses SHA-384");
             }
             EVP_PKEY_free(k);
@@ -981,7 +1066,8 @@ static int dg_size(const char *md)
 
 /* A signature context on a digest: padding (0: none set), digest and MGF1
  * digest (NULL: not set), by name as an application sets them. */
-static EVP_PKEY_CTX *dg_ctx(EVP_PKEY *k, const char *propq, int sign, int pad, const char *md, const char *mgf1)
+static EVP_PKEY_CTX *dg_ctx(EVP_PKEY *k, const char *propq, int sign, int pad, const char *md,
+    const char *mgf1)
 {
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, propq);
     OSSL_PARAM p[3], *q = p;
@@ -993,7 +1079,8 @@ static EVP_PKEY_CTX *dg_ctx(EVP_PKEY *k, const char *propq, int sign, int pad, c
     *q = OSSL_PARAM_construct_end();
     if (c == NULL || (sign ? EVP_PKEY_sign_init(c) : EVP_PKEY_verify_init(c)) <= 0
         || (pad != 0 && EVP_PKEY_CTX_set_rsa_padding(c, pad) <= 0)
-        || (pad == RSA_PKCS1_PSS_PADDING && sign && EVP_PKEY_CTX_set_rsa_pss_saltlen(c, RSA_PSS_SALTLEN_DIGEST) <= 0)
+        || (pad == RSA_PKCS1_PSS_PADDING && sign
+            && EVP_PKEY_CTX_set_rsa_pss_saltlen(c, RSA_PSS_SALTLEN_DIGEST) <= 0)
         || EVP_PKEY_CTX_set_params(c, p) <= 0) {
         EVP_PKEY_CTX_free(c);
         return NULL;
@@ -1041,41 +1128,47 @@ static int dg_sign(EVP_PKEY *k, const char *propq, int pad, const char *md, cons
 /* Signs dgst with one provider and verifies with the other, both ways;
  * sig[0] and sig[1] keep the signatures (by the default provider, by
  * cptprov). */
-static int dg_cross(EVP_PKEY *k, int pad, const char *md, const char *mgf1, const unsigned char *dgst, size_t dlen,
-    unsigned char sig[2][1024], size_t siglen[2])
+static int dg_cross(EVP_PKEY *k, int pad, const char *md, const char *mgf1,
+    const unsigned char *dgst, size_t dlen, unsigned char sig[2][1024], size_t siglen[2])
 {
     int ok = 1;
 
     for (int by = 0; by < 2; by++) {
         siglen[by] = 1024;
-        ok = ok && dg_sign(k, by ? "provider=cptprov" : "provider=default", pad, md, mgf1, dgst, dlen, sig[by], &siglen[by])
-            && dg_verify(k, by ? "provider=default" : "provider=cptprov", pad, md, mgf1, dgst, dlen, sig[by],
-                siglen[by]);
+        ok = ok
+            && dg_sign(k, by ? "provider=cptprov" : "provider=default", pad, md, mgf1, dgst, dlen,
+                sig[by], &siglen[by])
+            && dg_verify(k, by ? "provider=default" : "provider=cptprov", pad, md, mgf1, dgst, dlen,
+                sig[by], siglen[by]);
     }
     return ok;
 }
 
 /* A digest one byte short of md's: both refuse to sign it. */
-static int dg_short_refused(EVP_PKEY *k, int pad, const char *md, const unsigned char *dgst, size_t dlen)
+static int dg_short_refused(EVP_PKEY *k, int pad, const char *md, const unsigned char *dgst,
+    size_t dlen)
 {
     unsigned char sig[1024];
     size_t siglen = sizeof(sig);
-    int refused = BOTH_REFUSE(dg_sign(k, "provider=default", pad, md, NULL, dgst, dlen - 1, sig, &siglen),
-        (siglen = sizeof(sig), dg_sign(k, "provider=cptprov", pad, md, NULL, dgst, dlen - 1, sig, &siglen)));
+    int refused =
+        BOTH_REFUSE(dg_sign(k, "provider=default", pad, md, NULL, dgst, dlen - 1, sig, &siglen),
+            (siglen = sizeof(sig),
+                dg_sign(k, "provider=cptprov", pad, md, NULL, dgst, dlen - 1, sig, &siglen)));
 
     ERR_clear_error();
     return refused;
 }
 
 /* Tampers with cptprov's signature (sig[1]): both providers refuse it. */
-static int dg_tampered_refused(EVP_PKEY *k, int pad, const char *md, const char *mgf1, const unsigned char *dgst,
-    size_t dlen, unsigned char sig[2][1024], const size_t siglen[2])
+static int dg_tampered_refused(EVP_PKEY *k, int pad, const char *md, const char *mgf1,
+    const unsigned char *dgst, size_t dlen, unsigned char sig[2][1024], const size_t siglen[2])
 {
     int refused;
 
     sig[1][siglen[1] / 3] ^= 4;
-    refused = BOTH_REFUSE(dg_verify(k, "provider=default", pad, md, mgf1, dgst, dlen, sig[1], siglen[1]),
-        dg_verify(k, "provider=cptprov", pad, md, mgf1, dgst, dlen, sig[1], siglen[1]));
+    refused =
+        BOTH_REFUSE(dg_verify(k, "provider=default", pad, md, mgf1, dgst, dlen, sig[1], siglen[1]),
+            dg_verify(k, "provider=cptprov", pad, md, mgf1, dgst, dlen, sig[1], siglen[1]));
     ERR_clear_error();
     return refused;
 }
@@ -1092,12 +1185,15 @@ static void dg_rsa(EVP_PKEY *k)
         size_t size = (size_t)dg_size(md);
         int taken;
 
-        for (int pad = RSA_PKCS1_PADDING; pad <= RSA_PKCS1_PSS_PADDING; pad += RSA_PKCS1_PSS_PADDING - 1) {
+        for (int pad = RSA_PKCS1_PADDING; pad <= RSA_PKCS1_PSS_PADDING;
+             pad += RSA_PKCS1_PSS_PADDING - 1) {
             const char *pn = pad == RSA_PKCS1_PADDING ? "PKCS#1 v1.5" : "PSS";
 
-            int agree = dg_agree(k, 1, pad, md, NULL, &taken) && dg_agree(k, 0, pad, md, NULL, &taken);
+            int agree =
+                dg_agree(k, 1, pad, md, NULL, &taken) && dg_agree(k, 0, pad, md, NULL, &taken);
 
-            CPT_CHECK(agree, "RSA %s with %s: both providers %s it", pn, md, taken ? "take" : "refuse");
+            CPT_CHECK(agree, "RSA %s with %s: both providers %s it", pn, md,
+                taken ? "take" : "refuse");
             if (!taken)
                 continue;
             CPT_CHECK(dg_cross(k, pad, md, NULL, dgst, size, sig, siglen)
@@ -1107,15 +1203,18 @@ static void dg_rsa(EVP_PKEY *k)
                 pad == RSA_PKCS1_PADDING ? ", the same signature" : "");
             if (pad == RSA_PKCS1_PADDING) {
                 EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lc, k, "provider=cptprov");
-                OSSL_PARAM p[] = { OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, (char *)md, 0),
+                OSSL_PARAM p[] = { OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST,
+                                       (char *)md, 0),
                     OSSL_PARAM_END };
 
                 reclen = sizeof(rec);
                 CPT_CHECK(c != NULL && EVP_PKEY_verify_recover_init(c) > 0
-                        && EVP_PKEY_CTX_set_rsa_padding(c, pad) > 0 && EVP_PKEY_CTX_set_params(c, p) > 0
-                        && EVP_PKEY_verify_recover(c, rec, &reclen, sig[0], siglen[0]) > 0 && reclen == size
-                        && memcmp(rec, dgst, size) == 0,
-                    "RSA PKCS#1 v1.5 with %s: cptprov recovers the digest from the default provider's signature",
+                        && EVP_PKEY_CTX_set_rsa_padding(c, pad) > 0
+                        && EVP_PKEY_CTX_set_params(c, p) > 0
+                        && EVP_PKEY_verify_recover(c, rec, &reclen, sig[0], siglen[0]) > 0
+                        && reclen == size && memcmp(rec, dgst, size) == 0,
+                    "RSA PKCS#1 v1.5 with %s: cptprov recovers the digest from the default "
+                    "provider's signature",
                     md);
                 EVP_PKEY_CTX_free(c);
             }
@@ -1136,11 +1235,14 @@ static void dg_rsa(EVP_PKEY *k)
         int agree = dg_agree(k, 1, RSA_PKCS1_PSS_PADDING, "SHA256", md, &taken)
             && dg_agree(k, 0, RSA_PKCS1_PSS_PADDING, "SHA256", md, &taken);
 
-        CPT_CHECK(agree, "RSA PSS with MGF1 over %s: both providers %s it", md, taken ? "take" : "refuse");
+        CPT_CHECK(agree, "RSA PSS with MGF1 over %s: both providers %s it", md,
+            taken ? "take" : "refuse");
         if (taken)
             CPT_CHECK(dg_cross(k, RSA_PKCS1_PSS_PADDING, "SHA256", md, dgst, 32, sig, siglen)
-                    && dg_tampered_refused(k, RSA_PKCS1_PSS_PADDING, "SHA256", md, dgst, 32, sig, siglen),
-                "RSA PSS with MGF1 over %s: each verifies the other's, and refuses it tampered", md);
+                    && dg_tampered_refused(k, RSA_PKCS1_PSS_PADDING, "SHA256", md, dgst, 32, sig,
+                        siglen),
+                "RSA PSS with MGF1 over %s: each verifies the other's, and refuses it tampered",
+                md);
     }
 }
 
@@ -1165,12 +1267,14 @@ static void dg_ecdsa(void)
 
             int agree = dg_agree(k, 1, 0, md, NULL, &taken) && dg_agree(k, 0, 0, md, NULL, &taken);
 
-            CPT_CHECK(agree, "ECDSA %s with %s: both providers %s it", curves[g], md, taken ? "take" : "refuse");
+            CPT_CHECK(agree, "ECDSA %s with %s: both providers %s it", curves[g], md,
+                taken ? "take" : "refuse");
             if (!taken)
                 continue;
             CPT_CHECK(dg_cross(k, 0, md, NULL, dgst, size, sig, siglen)
                     && dg_tampered_refused(k, 0, md, NULL, dgst, size, sig, siglen),
-                "ECDSA %s with %s on a digest: each verifies the other's, and refuses it tampered", curves[g], md);
+                "ECDSA %s with %s on a digest: each verifies the other's, and refuses it tampered",
+                curves[g], md);
             CPT_CHECK(dg_short_refused(k, 0, md, dgst, size),
                 "ECDSA %s with %s: a digest one byte short is refused by both", curves[g], md);
             RAND_bytes(msg, (int)len);
@@ -1179,8 +1283,8 @@ static void dg_ecdsa(void)
                     && verify_msg(k, md, "provider=default", msg, len, 0, sig[1], siglen[1])
                     && sign_msg(k, md, "provider=default", msg, len, 0, sig[0], &siglen[0])
                     && verify_msg(k, md, "provider=cptprov", msg, len, 1, sig[0], siglen[0]),
-                "ECDSA %s with %s over %zu bytes (cptprov streaming): each verifies the other's", curves[g], md,
-                len);
+                "ECDSA %s with %s over %zu bytes (cptprov streaming): each verifies the other's",
+                curves[g], md, len);
         }
         EVP_PKEY_free(k);
     }
@@ -1197,7 +1301,9 @@ static int dg_oaep(EVP_PKEY *k, const char *propq, int decrypt, const char *md, 
         && EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_OAEP_PADDING) > 0
         && EVP_PKEY_CTX_set_rsa_oaep_md_name(c, md, NULL) > 0
         && (mgf1 == NULL || EVP_PKEY_CTX_set_rsa_mgf1_md_name(c, mgf1, NULL) > 0)
-        && (decrypt ? EVP_PKEY_decrypt(c, out, outl, in, inl) : EVP_PKEY_encrypt(c, out, outl, in, inl)) > 0;
+        && (decrypt ? EVP_PKEY_decrypt(c, out, outl, in, inl)
+                    : EVP_PKEY_encrypt(c, out, outl, in, inl))
+            > 0;
 
     EVP_PKEY_CTX_free(c);
     return ok;
@@ -1210,7 +1316,8 @@ static void dg_oaep_all(EVP_PKEY *k)
     RAND_bytes(pt, sizeof(pt));
     for (size_t i = 0; i < NELEM(dg_names); i++) {
         for (int mgf_only = 0; mgf_only < 2; mgf_only++) {
-            const char *md = mgf_only ? "SHA256" : dg_names[i], *mgf1 = mgf_only ? dg_names[i] : NULL;
+            const char *md = mgf_only ? "SHA256" : dg_names[i],
+                       *mgf1 = mgf_only ? dg_names[i] : NULL;
             int ok = 1, taken[2];
 
             /* Both take the digest or both refuse it (OpenSSL 3.4 and later
@@ -1219,24 +1326,30 @@ static void dg_oaep_all(EVP_PKEY *k)
                 size_t ctlen = sizeof(ct);
 
                 ERR_clear_error();
-                taken[p] = dg_oaep(k, p ? "provider=cptprov" : "provider=default", 0, md, mgf1, pt, sizeof(pt), ct, &ctlen);
+                taken[p] = dg_oaep(k, p ? "provider=cptprov" : "provider=default", 0, md, mgf1, pt,
+                    sizeof(pt), ct, &ctlen);
                 if (p && !taken[p])
-                    CPT_CHECK(ERR_peek_error() != 0, "OAEP with %s%s: cptprov's refusal leaves an error",
+                    CPT_CHECK(ERR_peek_error() != 0,
+                        "OAEP with %s%s: cptprov's refusal leaves an error",
                         mgf_only ? "MGF1 over " : "", dg_names[i]);
             }
             ERR_clear_error();
-            if (!CPT_CHECK(taken[0] == taken[1], "OAEP with %s%s: both providers %s it", mgf_only ? "MGF1 over " : "",
-                    dg_names[i], taken[0] ? "take" : "refuse") || !taken[0])
+            if (!CPT_CHECK(taken[0] == taken[1], "OAEP with %s%s: both providers %s it",
+                    mgf_only ? "MGF1 over " : "", dg_names[i], taken[0] ? "take" : "refuse")
+                || !taken[0])
                 continue;
             for (int dir = 0; dir < 2; dir++) {
                 size_t ctlen = sizeof(ct), backlen = sizeof(back);
 
-                ok = ok && dg_oaep(k, dir ? "provider=default" : "provider=cptprov", 0, md, mgf1, pt, sizeof(pt), ct, &ctlen)
-                    && dg_oaep(k, dir ? "provider=cptprov" : "provider=default", 1, md, mgf1, ct, ctlen, back, &backlen)
+                ok = ok
+                    && dg_oaep(k, dir ? "provider=default" : "provider=cptprov", 0, md, mgf1, pt,
+                        sizeof(pt), ct, &ctlen)
+                    && dg_oaep(k, dir ? "provider=cptprov" : "provider=default", 1, md, mgf1, ct,
+                        ctlen, back, &backlen)
                     && backlen == sizeof(pt) && memcmp(back, pt, sizeof(pt)) == 0;
             }
-            CPT_CHECK(ok, "OAEP with %s%s: each provider decrypts the other's", mgf_only ? "MGF1 over " : "",
-                dg_names[i]);
+            CPT_CHECK(ok, "OAEP with %s%s: each provider decrypts the other's",
+                mgf_only ? "MGF1 over " : "", dg_names[i]);
         }
     }
 }
@@ -1275,7 +1388,8 @@ static void dg_pss_keys(void)
         ERR_clear_error();
         kc = dg_pss_keygen("provider=cptprov", md);
         CPT_CHECK((kd != NULL) == (kc != NULL) && (kc != NULL || ERR_peek_error() != 0),
-            "an RSA-PSS key restricted to %s: both providers %s it", md, kd != NULL ? "generate" : "refuse");
+            "an RSA-PSS key restricted to %s: both providers %s it", md,
+            kd != NULL ? "generate" : "refuse");
         ERR_clear_error();
         if (kd != NULL && kc != NULL) {
             signs[0] = sign_msg(kd, md, "provider=default", msg, sizeof(msg), 0, sig, &sl[0])
@@ -1283,15 +1397,17 @@ static void dg_pss_keys(void)
             ERR_clear_error();
             signs[1] = sign_msg(kc, md, "provider=cptprov", msg, sizeof(msg), 0, sig, &sl[1]);
             CPT_CHECK(signs[0] == signs[1] && (signs[1] || ERR_peek_error() != 0)
-                    && (!signs[1] || verify_msg(kc, md, "provider=default", msg, sizeof(msg), 0, sig, sl[1])),
+                    && (!signs[1]
+                        || verify_msg(kc, md, "provider=default", msg, sizeof(msg), 0, sig, sl[1])),
                 "an RSA-PSS key restricted to %s: both providers %s with it", md,
                 signs[0] ? "sign (and the other verifies)" : "refuse to sign");
             ERR_clear_error();
             sl[1] = sizeof(sig);
-            CPT_CHECK(!sign_msg(kc, signs[0] ? "SHA2-384" : "SHA256", "provider=cptprov", msg, sizeof(msg), 0, sig,
-                          &sl[1])
+            CPT_CHECK(!sign_msg(kc, signs[0] ? "SHA2-384" : "SHA256", "provider=cptprov", msg,
+                          sizeof(msg), 0, sig, &sl[1])
                     && ERR_peek_error() != 0,
-                "an RSA-PSS key restricted to %s refuses to sign with %s", md, signs[0] ? "SHA2-384" : "SHA-256");
+                "an RSA-PSS key restricted to %s refuses to sign with %s", md,
+                signs[0] ? "SHA2-384" : "SHA-256");
             ERR_clear_error();
         }
         EVP_PKEY_free(kd);
@@ -1331,19 +1447,25 @@ static void test_rsa_large(void)
         CPT_CHECK(k != NULL, "read %s", path);
         if (k == NULL)
             continue;
-        for (int pad = RSA_PKCS1_PADDING; pad <= RSA_PKCS1_PSS_PADDING; pad += RSA_PKCS1_PSS_PADDING - 1) {
+        for (int pad = RSA_PKCS1_PADDING; pad <= RSA_PKCS1_PSS_PADDING;
+             pad += RSA_PKCS1_PSS_PADDING - 1) {
             size_t siglen = sizeof(sig);
 
-            CPT_CHECK(rsa_sign_msg(k, "SHA512", pad, "provider=cptprov", msg, sizeof(msg), sig, &siglen)
-                    && rsa_verify_msg(k, "SHA512", pad, "provider=default", msg, sizeof(msg), sig, siglen)
-                    && rsa_verify_msg(k, "SHA512", pad, "provider=cptprov", msg, sizeof(msg), sig, siglen),
+            CPT_CHECK(rsa_sign_msg(k, "SHA512", pad, "provider=cptprov", msg, sizeof(msg), sig,
+                          &siglen)
+                    && rsa_verify_msg(k, "SHA512", pad, "provider=default", msg, sizeof(msg), sig,
+                        siglen)
+                    && rsa_verify_msg(k, "SHA512", pad, "provider=cptprov", msg, sizeof(msg), sig,
+                        siglen),
                 "RSA-%d pad %d: cptprov signs, both verify", EVP_PKEY_get_bits(k), pad);
         }
         {
             size_t ctlen = sizeof(ct), backlen = sizeof(back);
 
-            CPT_CHECK(rsa_crypt(k, "provider=default", 0, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL, 0, msg, sizeof(msg), ct, &ctlen)
-                    && rsa_crypt(k, "provider=cptprov", 1, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL, 0, ct, ctlen, back, &backlen)
+            CPT_CHECK(rsa_crypt(k, "provider=default", 0, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL, 0,
+                          msg, sizeof(msg), ct, &ctlen)
+                    && rsa_crypt(k, "provider=cptprov", 1, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL,
+                        0, ct, ctlen, back, &backlen)
                     && backlen == sizeof(msg) && memcmp(back, msg, sizeof(msg)) == 0,
                 "RSA-%d: OAEP decryption by cptprov", EVP_PKEY_get_bits(k));
         }
@@ -1355,7 +1477,8 @@ static void test_rsa_large(void)
 /* A copy of k in the provider propq selects, through export and import. */
 static EVP_PKEY *copy_key(EVP_PKEY *k, const char *propq)
 {
-    EVP_PKEY_CTX *c = k != NULL ? EVP_PKEY_CTX_new_from_name(lc, EVP_PKEY_get0_type_name(k), propq) : NULL;
+    EVP_PKEY_CTX *c =
+        k != NULL ? EVP_PKEY_CTX_new_from_name(lc, EVP_PKEY_get0_type_name(k), propq) : NULL;
     OSSL_PARAM *p = NULL;
     EVP_PKEY *out = NULL;
 
@@ -1409,17 +1532,20 @@ static int same_sizes(EVP_PKEY *kc, EVP_PKEY *kd, const char *what, int quiet)
 
     if (strcmp(prov_of(kc), "cptprov") != 0 || strcmp(prov_of(kd), "default") != 0) {
         if (!quiet)
-            cpt_fail_line("%s: keys in %s and %s, not cptprov and default", what, prov_of(kc), prov_of(kd));
+            cpt_fail_line("%s: keys in %s and %s, not cptprov and default", what, prov_of(kc),
+                prov_of(kd));
         return 0;
     }
     ok = key_sizes(kc, c) & key_sizes(kd, d);
     if (ok && memcmp(c, d, sizeof(c)) == 0)
         return 1;
     if (!quiet) {
-        cpt_fail_line("%s%s: bits, security bits, max size cached / one at a time / all at once:", what,
-            ok ? "" : " (a parameter query failed)");
-        cpt_fail_line("  cptprov %d %d %d / %d %d %d / %d %d %d", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
-        cpt_fail_line("  default %d %d %d / %d %d %d / %d %d %d", d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8]);
+        cpt_fail_line("%s%s: bits, security bits, max size cached / one at a time / all at once:",
+            what, ok ? "" : " (a parameter query failed)");
+        cpt_fail_line("  cptprov %d %d %d / %d %d %d / %d %d %d", c[0], c[1], c[2], c[3], c[4],
+            c[5], c[6], c[7], c[8]);
+        cpt_fail_line("  default %d %d %d / %d %d %d / %d %d %d", d[0], d[1], d[2], d[3], d[4],
+            d[5], d[6], d[7], d[8]);
     }
     return 0;
 }
@@ -1432,8 +1558,8 @@ static void check_copy_sizes(EVP_PKEY *k, const char *what)
 
     CPT_CHECK(k != NULL && o != NULL, "%s: a key made by %s and its copy", what, prov_of(k));
     if (k != NULL && o != NULL)
-        CPT_CHECK(same_sizes(in_cpt ? k : o, in_cpt ? o : k, what, 0), "%s (made by %s): the same sizes in both providers",
-            what, prov_of(k));
+        CPT_CHECK(same_sizes(in_cpt ? k : o, in_cpt ? o : k, what, 0),
+            "%s (made by %s): the same sizes in both providers", what, prov_of(k));
     EVP_PKEY_free(o);
     EVP_PKEY_free(k);
 }
@@ -1470,7 +1596,8 @@ static void test_key_sizes(void)
             EVP_PKEY_free(kc);
             EVP_PKEY_free(kd);
         }
-        CPT_CHECK(bad == 0, "%s public keys of 512 to 8192 bits: %d with other sizes than the default provider's",
+        CPT_CHECK(bad == 0,
+            "%s public keys of 512 to 8192 bits: %d with other sizes than the default provider's",
             types[t], bad);
     }
     for (size_t i = 0; i < NELEM(rsa_bits); i++) {
@@ -1481,15 +1608,19 @@ static void test_key_sizes(void)
     for (int restricted = 0; restricted < 2; restricted++) {
         for (int gen = 0; gen < 2; gen++) {
             snprintf(what, sizeof(what), "RSA-PSS-2048 key pair (restricted %d)", restricted);
-            check_copy_sizes(pss_keygen(gen ? "provider=cptprov" : "provider=default", restricted), what);
+            check_copy_sizes(pss_keygen(gen ? "provider=cptprov" : "provider=default", restricted),
+                what);
         }
     }
     for (size_t g = 0; g < NELEM(groups); g++) {
         for (int gen = 0; gen < 2; gen++)
-            check_copy_sizes(keygen(groups[g], gen ? "provider=cptprov" : "provider=default"), groups[g]);
+            check_copy_sizes(keygen(groups[g], gen ? "provider=cptprov" : "provider=default"),
+                groups[g]);
     }
     for (int gen = 0; gen < 2; gen++)
-        check_copy_sizes(EVP_PKEY_Q_keygen(lc, gen ? "provider=cptprov" : "provider=default", "X25519"), "X25519");
+        check_copy_sizes(EVP_PKEY_Q_keygen(lc, gen ? "provider=cptprov" : "provider=default",
+                             "X25519"),
+            "X25519");
 }
 
 static const cpt_named_test tests[] = {

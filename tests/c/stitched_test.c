@@ -94,8 +94,8 @@ static size_t explicit_iv(int version)
  * 1.1 on) and the payload, len bytes, with room after them; returns the
  * record's length or 0. oneshot: EVP_Cipher instead of an update.
  */
-static size_t seal(EVP_CIPHER_CTX *ctx, uint64_t seq, int version, unsigned char *buf,
-    size_t len, int oneshot)
+static size_t seal(EVP_CIPHER_CTX *ctx, uint64_t seq, int version, unsigned char *buf, size_t len,
+    int oneshot)
 {
     unsigned char aad[13];
     int pad, outl;
@@ -106,7 +106,7 @@ static size_t seal(EVP_CIPHER_CTX *ctx, uint64_t seq, int version, unsigned char
         return 0;
     if (oneshot)
         return EVP_Cipher(ctx, buf, buf, (unsigned int)(len + (size_t)pad)) > 0 ? len + (size_t)pad
-                                                                              : 0;
+                                                                                : 0;
     if (!EVP_CipherUpdate(ctx, buf, &outl, buf, (int)(len + (size_t)pad))
         || (size_t)outl != len + (size_t)pad)
         return 0;
@@ -115,8 +115,8 @@ static size_t seal(EVP_CIPHER_CTX *ctx, uint64_t seq, int version, unsigned char
 
 /* Opens a record in place; returns 1 and the payload length (after the
  * explicit IV) as libssl reads it, 0 when refused. */
-static int open_rec(EVP_CIPHER_CTX *ctx, uint64_t seq, int version, unsigned char *buf,
-    size_t len, size_t *plen)
+static int open_rec(EVP_CIPHER_CTX *ctx, uint64_t seq, int version, unsigned char *buf, size_t len,
+    size_t *plen)
 {
     unsigned char aad[13];
     int outl;
@@ -150,7 +150,8 @@ struct link {
 static int link_init(struct link *l, size_t ai, int version, cpt_rng *r)
 {
     unsigned char key[32], iv[16], mackey[100];
-    size_t mkl = cpt_rng_pct(r, 70) ? g_algs[ai].maclen : (size_t)cpt_rng_below(r, sizeof(mackey) + 1);
+    size_t mkl =
+        cpt_rng_pct(r, 70) ? g_algs[ai].maclen : (size_t)cpt_rng_below(r, sizeof(mackey) + 1);
 
     cpt_rng_fill(r, key, sizeof(key));
     cpt_rng_fill(r, iv, sizeof(iv));
@@ -263,7 +264,8 @@ static size_t forge(size_t ai, const unsigned char *key, const unsigned char *iv
     unsigned char aad[13];
     size_t ml = 0;
     size_t ivl = explicit_iv(version), n;
-    EVP_CIPHER *aes = EVP_CIPHER_fetch(g_env.ref_libctx, g_algs[ai].keylen == 16 ? "AES-128-CBC" : "AES-256-CBC", NULL);
+    EVP_CIPHER *aes = EVP_CIPHER_fetch(g_env.ref_libctx,
+        g_algs[ai].keylen == 16 ? "AES-128-CBC" : "AES-256-CBC", NULL);
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     int outl;
 
@@ -364,8 +366,8 @@ static void test_tamper(void)
 
                     memcpy(t, buf, rl);
                     t[at] ^= (unsigned char)(1u << cpt_rng_below(&r, 8));
-                    both_refuse(&l, t, rl, kk == 0 ? "a bit flipped in the MAC or padding"
-                                                   : "a bit flipped anywhere");
+                    both_refuse(&l, t, rl,
+                        kk == 0 ? "a bit flipped in the MAC or padding" : "a bit flipped anywhere");
                     /* Short: too short for IV, MAC and padding; partial. */
                     both_refuse(&l, t, ivl + g_algs[ai].maclen - (ivl + g_algs[ai].maclen) % 16,
                         "a record too short for its MAC");
@@ -414,7 +416,9 @@ static void test_plain(void)
     for (size_t ai = 0; ai < NALG; ai++) {
         for (uint64_t it = 0; it < g_iters; it++) {
             unsigned char key[32], iv[16];
-            size_t len = 16 * ((cpt_rng_pct(&r, 15) ? 40000 + (size_t)cpt_rng_below(&r, 30000) : pick_len(&r)) / 16);
+            size_t len = 16
+                * ((cpt_rng_pct(&r, 15) ? 40000 + (size_t)cpt_rng_below(&r, 30000) : pick_len(&r))
+                    / 16);
             unsigned char *in = malloc(len + 16), *out[2];
             int enc = (int)cpt_rng_below(&r, 2), oneshot = cpt_rng_pct(&r, 30), ok = 1;
             int outl[2] = { -1, -1 };
@@ -437,10 +441,14 @@ static void test_plain(void)
                     int o = 0;
 
                     if (oneshot) {
-                        ok &= n == 0 || EVP_Cipher(ctx, out[k] + from[piece], in + from[piece], (unsigned int)n) > 0;
+                        ok &= n == 0
+                            || EVP_Cipher(ctx, out[k] + from[piece], in + from[piece],
+                                   (unsigned int)n)
+                                > 0;
                         o = (int)n;
                     } else {
-                        ok &= EVP_CipherUpdate(ctx, out[k] + from[piece], &o, in + from[piece], (int)n);
+                        ok &= EVP_CipherUpdate(ctx, out[k] + from[piece], &o, in + from[piece],
+                            (int)n);
                     }
                     outl[k] += o;
                 }
@@ -537,7 +545,8 @@ struct job {
 static int plain_crypt(EVP_CIPHER *c, const struct job *j, unsigned char *out)
 {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    int n, ok = ctx != NULL && EVP_CipherInit_ex2(ctx, c, j->key, j->iv, 1, NULL)
+    int n,
+        ok = ctx != NULL && EVP_CipherInit_ex2(ctx, c, j->key, j->iv, 1, NULL)
         && EVP_CipherUpdate(ctx, out, &n, j->plain, JOB_PLAIN) && n == JOB_PLAIN;
 
     EVP_CIPHER_CTX_free(ctx);
@@ -548,11 +557,14 @@ static int plain_crypt(EVP_CIPHER *c, const struct job *j, unsigned char *out)
 static int job_fn(void *arg)
 {
     struct job *j = arg;
-    EVP_CIPHER_CTX *c = conn(g_tc[j->ai], 1, j->key, j->iv, j->mk, g_algs[j->ai].maclen, j->version);
+    EVP_CIPHER_CTX *c =
+        conn(g_tc[j->ai], 1, j->key, j->iv, j->mk, g_algs[j->ai].maclen, j->version);
 
     j->ok = c != NULL;
     for (size_t i = 0; j->ok && i < j->nrec; i++)
-        j->ok = (j->rls[i] = seal(c, i, j->version, j->bufs[i], explicit_iv(j->version) + j->lens[i], 0)) != 0;
+        j->ok = (j->rls[i] =
+                        seal(c, i, j->version, j->bufs[i], explicit_iv(j->version) + j->lens[i], 0))
+            != 0;
     EVP_CIPHER_CTX_free(c);
     j->ok = j->ok && plain_crypt(g_tc[j->ai], j, j->plain_out);
     return j->ok;
@@ -562,7 +574,8 @@ static int job_fn(void *arg)
 static int open_job_fn(void *arg)
 {
     struct job *j = arg;
-    EVP_CIPHER_CTX *c = conn(g_tc[j->ai], 0, j->key, j->iv, j->mk, g_algs[j->ai].maclen, j->version);
+    EVP_CIPHER_CTX *c =
+        conn(g_tc[j->ai], 0, j->key, j->iv, j->mk, g_algs[j->ai].maclen, j->version);
     size_t pl;
 
     j->ok = c != NULL;
@@ -598,7 +611,8 @@ static void test_async(void)
         cpt_rng_fill(&r, jb->plain, JOB_PLAIN);
         ivl = explicit_iv(jb->version);
         for (size_t k = 0; k < jb->nrec; k++) {
-            jb->lens[k] = cpt_rng_pct(&r, 70) ? (size_t)cpt_rng_range(&r, 4096, 16384) : pick_len(&r);
+            jb->lens[k] =
+                cpt_rng_pct(&r, 70) ? (size_t)cpt_rng_range(&r, 4096, 16384) : pick_len(&r);
             jb->bufs[k] = malloc(ivl + jb->lens[k] + 64);
             cpt_rng_fill(&r, jb->bufs[k], ivl + jb->lens[k]);
         }
@@ -620,7 +634,8 @@ static void test_async(void)
     /* The default provider opens what the jobs sealed, in a copy. */
     for (int i = 0; i < NJOBS; i++) {
         struct job *jb = &jobs[i];
-        EVP_CIPHER_CTX *c = conn(g_rc[jb->ai], 0, jb->key, jb->iv, jb->mk, g_algs[jb->ai].maclen, jb->version);
+        EVP_CIPHER_CTX *c =
+            conn(g_rc[jb->ai], 0, jb->key, jb->iv, jb->mk, g_algs[jb->ai].maclen, jb->version);
         unsigned char *ref = malloc(JOB_PLAIN);
         int ok = jb->ok && c != NULL && plain_crypt(g_rc[jb->ai], jb, ref)
             && memcmp(ref, jb->plain_out, JOB_PLAIN) == 0;
@@ -636,8 +651,9 @@ static void test_async(void)
                 && memcmp(t + ivl, plain[i][k] + ivl, pl) == 0;
             free(t);
         }
-        CPT_CHECK(ok, "async job %d (%s, TLS %#x, %zu records) sealed what the default provider opens",
-            i, g_algs[jb->ai].name, jb->version, jb->nrec);
+        CPT_CHECK(ok,
+            "async job %d (%s, TLS %#x, %zu records) sealed what the default provider opens", i,
+            g_algs[jb->ai].name, jb->version, jb->nrec);
         EVP_CIPHER_CTX_free(c);
     }
     cpt_jobs_check(&j, open_job_fn, args, NJOBS, g_o.seed + 1, results, paused);

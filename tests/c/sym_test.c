@@ -66,12 +66,13 @@ static size_t pick_len(cpt_rng *r)
  * final. Returns 1 and the output length, or 0 when an OpenSSL call failed.
  */
 static int crypt_msg(EVP_CIPHER *c, int enc, int pad, const unsigned char *key,
-    const unsigned char *iv, const unsigned char *in, size_t inl, unsigned char *out,
-    size_t *outl, cpt_rng *r)
+    const unsigned char *iv, const unsigned char *in, size_t inl, unsigned char *out, size_t *outl,
+    cpt_rng *r)
 {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     size_t off = 0, done = 0;
-    int n, ok = ctx != NULL && EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL)
+    int n,
+        ok = ctx != NULL && EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL)
         && EVP_CIPHER_CTX_set_padding(ctx, pad);
 
     while (ok && off < inl) {
@@ -127,14 +128,17 @@ static void test_differential(void)
         ERR_clear_error();
         CPT_CHECK(crypt_msg(g_tc[ai], 1, pad, key, iv, msg, len, ct, &tl, &r) && tl == rl
                 && memcmp(ct, ref, rl) == 0 && ERR_peek_error() == 0,
-            "%s encrypt %zu bytes (padding %d, seed %llu, iter %llu) equals the default provider's, "
-            "the error queue left empty", a->name, len, pad, (unsigned long long)g_o.seed,
-            (unsigned long long)it);
+            "%s encrypt %zu bytes (padding %d, seed %llu, iter %llu) equals the default "
+            "provider's, "
+            "the error queue left empty",
+            a->name, len, pad, (unsigned long long)g_o.seed, (unsigned long long)it);
         ERR_clear_error();
         CPT_CHECK(crypt_msg(g_tc[ai], 0, pad, key, iv, ref, rl, pt, &pl, &r) && pl == len
                 && memcmp(pt, msg, len) == 0 && ERR_peek_error() == 0,
-            "%s decrypt of the default provider's %zu bytes (padding %d, iter %llu), the error queue "
-            "left empty", a->name, rl, pad, (unsigned long long)it);
+            "%s decrypt of the default provider's %zu bytes (padding %d, iter %llu), the error "
+            "queue "
+            "left empty",
+            a->name, rl, pad, (unsigned long long)it);
         ERR_clear_error();
     next:
         free(msg);
@@ -166,8 +170,8 @@ static void kat_file(const char *file)
         if (!CPT_CHECK(ai < NALG && cpt_record_get_hex(rec, "Key", &key, &kl) == 1
                     && cpt_record_get_hex(rec, "IV", &iv, &ivl) == 1
                     && cpt_record_get_hex(rec, "Plaintext", &pt, &ptl) == 1
-                    && cpt_record_get_hex(rec, "Ciphertext", &ct, &ctl) == 1
-                    && ptl == ctl && ptl <= sizeof(out),
+                    && cpt_record_get_hex(rec, "Ciphertext", &ct, &ctl) == 1 && ptl == ctl
+                    && ptl <= sizeof(out),
                 "vector at line %d is well formed", rec->line))
             goto next;
         for (int prov = 0; prov < 2; prov++) {
@@ -315,13 +319,16 @@ static void test_params_and_copy(void)
                 ok = ok && EVP_EncryptUpdate(ctx[p], out[p] + done[p], &n, in + off, (int)k);
                 done[p] += (size_t)n;
                 memset(uiv[p], 0, sizeof(uiv[p]));
-                ok = ok && (!a->iv_params || EVP_CIPHER_CTX_get_updated_iv(ctx[p], uiv[p], a->ivlen));
+                ok = ok
+                    && (!a->iv_params || EVP_CIPHER_CTX_get_updated_iv(ctx[p], uiv[p], a->ivlen));
                 num[p] = a->iv_params ? (unsigned int)EVP_CIPHER_CTX_get_num(ctx[p]) : 0;
             }
-            CPT_CHECK(ok && done[0] == done[1] && memcmp(uiv[0], uiv[1], a->ivlen) == 0 && num[0] == num[1],
+            CPT_CHECK(ok && done[0] == done[1] && memcmp(uiv[0], uiv[1], a->ivlen) == 0
+                    && num[0] == num[1],
                 "%s: output, updated-iv and num agree after %zu bytes", a->name, off + k);
             CPT_CHECK(!a->iv_params
-                    || (EVP_CIPHER_CTX_get_original_iv(ctx[1], oiv, a->ivlen) && memcmp(oiv, iv, a->ivlen) == 0),
+                    || (EVP_CIPHER_CTX_get_original_iv(ctx[1], oiv, a->ivlen)
+                        && memcmp(oiv, iv, a->ivlen) == 0),
                 "%s: iv is the initial IV", a->name);
             off += k;
             if (off >= sizeof(in) / 2 && done[2] == 0) {
@@ -329,7 +336,8 @@ static void test_params_and_copy(void)
                 memcpy(out[2], out[1], done[1]);
                 done[2] = done[1];
                 if (ok) {
-                    ok = EVP_EncryptUpdate(copy, out[2] + done[2], &n, in + off, (int)(sizeof(in) - off))
+                    ok = EVP_EncryptUpdate(copy, out[2] + done[2], &n, in + off,
+                             (int)(sizeof(in) - off))
                         && (done[2] += (size_t)n, EVP_EncryptFinal_ex(copy, out[2] + done[2], &n));
                     done[2] += ok ? (size_t)n : 0;
                 }
@@ -430,7 +438,8 @@ static void test_init_params(void)
         cpt_rng_fill(&r, in, sizeof(in));
         for (int p = 0; p < 2; p++) {
             EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-            OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &pad), OSSL_PARAM_END };
+            OSSL_PARAM params[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &pad),
+                OSSL_PARAM_END };
 
             /* a message with another key first */
             ok = ok && EVP_CipherInit_ex2(ctx, p ? g_tc[ai] : g_rc[ai], key0, iv, 1, NULL)
@@ -542,8 +551,8 @@ static void test_tls_records(void)
                 open[p] = tls_conn(c, 0, key, iv, version, macsize);
                 ok = ok && seal[p] != NULL && open[p] != NULL;
             }
-            if (!CPT_CHECK(ok, "%s: TLS %#x contexts (MAC %zu) in both providers", a->name,
-                    version, macsize))
+            if (!CPT_CHECK(ok, "%s: TLS %#x contexts (MAC %zu) in both providers", a->name, version,
+                    macsize))
                 goto next;
             for (int i = 0; i < RECS; i++) {
                 size_t payload = i == 1 ? 0 : tls_payload_len(&r);
@@ -562,8 +571,7 @@ static void test_tls_records(void)
                             && EVP_Cipher(open[p], opened[p], rec[0], (unsigned int)k) > 0;
                     }
                     CPT_CHECK(ok && memcmp(rec[0], rec[1], k) == 0
-                            && memcmp(opened[0], clear, k) == 0
-                            && memcmp(opened[1], clear, k) == 0,
+                            && memcmp(opened[0], clear, k) == 0 && memcmp(opened[1], clear, k) == 0,
                         "%s TLS %#x: EVP_Cipher of %zu bytes after record %d agrees (seed %llu)",
                         a->name, version, k, i, (unsigned long long)g_o.seed);
                     continue;
@@ -658,7 +666,8 @@ static void test_async(void)
         unsigned char *ref = malloc(jb->len + 32);
         size_t rl;
 
-        CPT_CHECK(jb->ok && crypt_msg(g_rc[jb->ai], 1, 1, jb->key, jb->iv, jb->in, jb->len, ref, &rl, NULL)
+        CPT_CHECK(jb->ok
+                && crypt_msg(g_rc[jb->ai], 1, 1, jb->key, jb->iv, jb->in, jb->len, ref, &rl, NULL)
                 && rl == jb->outl && memcmp(ref, jb->out, rl) == 0,
             "async job %d (%s, %zu bytes) equals the default provider's", i, g_algs[jb->ai].name,
             jb->len);

@@ -99,15 +99,16 @@ static void finding(const char *what, const uint8_t *data, size_t size)
     char hex[65];
 
     g_findings++;
-    cpt_fail_line("%s (input of %zu bytes: %s%s)", what, size, cpt_hex_encode(data, size < 32 ? size : 32, hex),
-        size > 32 ? "..." : "");
+    cpt_fail_line("%s (input of %zu bytes: %s%s)", what, size,
+        cpt_hex_encode(data, size < 32 ? size : 32, hex), size > 32 ? "..." : "");
 #ifdef CPT_LIBFUZZER
     abort(); /* libFuzzer saves the input */
 #endif
 }
 
 /* Both must agree on success; where both succeed, on the output. */
-static void compare(const char *what, const res_t *a, const res_t *b, const uint8_t *data, size_t size)
+static void compare(const char *what, const res_t *a, const res_t *b, const uint8_t *data,
+    size_t size)
 {
     char msg[160];
 
@@ -123,8 +124,8 @@ static void compare(const char *what, const res_t *a, const res_t *b, const uint
     }
 }
 
-static const char *const ciphers[] = { "AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305", "AES-128-CBC",
-    "AES-256-CBC", "AES-128-CTR", "AES-256-CTR", "DES-EDE3-CBC", "ChaCha20" };
+static const char *const ciphers[] = { "AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305",
+    "AES-128-CBC", "AES-256-CBC", "AES-128-CTR", "AES-256-CTR", "DES-EDE3-CBC", "ChaCha20" };
 
 /* Cipher or AEAD: key, IV (GCM: a chosen length), splits, tag. */
 static void run_cipher(in_t in0, const uint8_t *data, size_t size)
@@ -149,11 +150,13 @@ static void run_cipher(in_t in0, const uint8_t *data, size_t size)
         ok = c != NULL && cc != NULL && EVP_CipherInit_ex2(cc, c, NULL, NULL, enc, NULL);
         if (ok && gcm) {
             size_t v = ivlen;
-            OSSL_PARAM p[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &v), OSSL_PARAM_END };
+            OSSL_PARAM p[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &v),
+                OSSL_PARAM_END };
 
             ok = EVP_CIPHER_CTX_set_params(cc, p);
         }
-        ok = ok && EVP_CipherInit_ex2(cc, NULL, key, iv, enc, NULL) && EVP_CIPHER_CTX_set_padding(cc, pad);
+        ok = ok && EVP_CipherInit_ex2(cc, NULL, key, iv, enc, NULL)
+            && EVP_CIPHER_CTX_set_padding(cc, pad);
         if (ok && aadl > 0) {
             const uint8_t *a = take(&in, aadl, &aadl);
 
@@ -174,7 +177,8 @@ static void run_cipher(in_t in0, const uint8_t *data, size_t size)
         if (ok)
             r[w].len += (size_t)l;
         if (ok && aead && enc) {
-            ok = EVP_CIPHER_CTX_ctrl(cc, EVP_CTRL_AEAD_GET_TAG, (int)taglen, r[w].out + r[w].len) > 0;
+            ok = EVP_CIPHER_CTX_ctrl(cc, EVP_CTRL_AEAD_GET_TAG, (int)taglen, r[w].out + r[w].len)
+                > 0;
             r[w].len += taglen;
         }
         r[w].ok = ok;
@@ -185,8 +189,8 @@ static void run_cipher(in_t in0, const uint8_t *data, size_t size)
     compare(ciphers[sel], &r[0], &r[1], data, size);
 }
 
-static const char *const digests[] = { "SHA1", "SHA2-224", "SHA2-256", "SHA2-384", "SHA2-512", "SHA2-512/224",
-    "SHA2-512/256" };
+static const char *const digests[] = { "SHA1", "SHA2-224", "SHA2-256", "SHA2-384", "SHA2-512",
+    "SHA2-512/224", "SHA2-512/256" };
 
 /* Digest, or HMAC with a key from the input. */
 static void run_digest(in_t in0, int hmac, const uint8_t *data, size_t size)
@@ -202,9 +206,10 @@ static void run_digest(in_t in0, int hmac, const uint8_t *data, size_t size)
         EVP_MD_CTX *mc = hmac ? NULL : EVP_MD_CTX_new();
         EVP_MAC *m = hmac ? EVP_MAC_fetch(lib(w), "HMAC", pq(w)) : NULL;
         EVP_MAC_CTX *x = m != NULL ? EVP_MAC_CTX_new(m) : NULL;
-        OSSL_PARAM p[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)digests[sel], 0), OSSL_PARAM_END };
-        int ok = hmac ? x != NULL && EVP_MAC_init(x, key, keyl, p) : md != NULL && mc != NULL
-                && EVP_DigestInit_ex2(mc, md, NULL);
+        OSSL_PARAM p[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)digests[sel], 0),
+            OSSL_PARAM_END };
+        int ok = hmac ? x != NULL && EVP_MAC_init(x, key, keyl, p)
+                      : md != NULL && mc != NULL && EVP_DigestInit_ex2(mc, md, NULL);
 
         while (ok && in.n > 0) {
             size_t k;
@@ -234,20 +239,25 @@ static void run_digest(in_t in0, int hmac, const uint8_t *data, size_t size)
  * valid RSA-OAEP encryption of it, made by the default provider, then
  * altered by the input: XORed with a mask, cut or extended. All-zero masks
  * leave it valid, so both acceptance and rejection get exercised. */
-static size_t make_blob(int kind, unsigned curve, unsigned pss, const unsigned char *tbs, size_t tbsl,
-    unsigned char *out, size_t outsize)
+static size_t make_blob(int kind, unsigned curve, unsigned pss, const unsigned char *tbs,
+    size_t tbsl, unsigned char *out, size_t outsize)
 {
-    EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_pkey(g_env.ref_libctx, kind == 0 ? g_ec[1][curve] : g_rsa[1], NULL);
+    EVP_PKEY_CTX *pc =
+        EVP_PKEY_CTX_new_from_pkey(g_env.ref_libctx, kind == 0 ? g_ec[1][curve] : g_rsa[1], NULL);
     size_t l = outsize;
     int ok;
 
     if (kind == 2)
-        ok = pc != NULL && EVP_PKEY_encrypt_init(pc) > 0 && EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_OAEP_PADDING) > 0
+        ok = pc != NULL && EVP_PKEY_encrypt_init(pc) > 0
+            && EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_OAEP_PADDING) > 0
             && EVP_PKEY_encrypt(pc, out, &l, tbs, tbsl) > 0;
     else
         ok = pc != NULL && EVP_PKEY_sign_init(pc) > 0
-            && (kind == 0 || EVP_PKEY_CTX_set_rsa_padding(pc, pss ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) > 0)
-            && EVP_PKEY_CTX_set_signature_md(pc, EVP_sha256()) > 0 && EVP_PKEY_sign(pc, out, &l, tbs, 32) > 0;
+            && (kind == 0
+                || EVP_PKEY_CTX_set_rsa_padding(pc, pss ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING)
+                    > 0)
+            && EVP_PKEY_CTX_set_signature_md(pc, EVP_sha256()) > 0
+            && EVP_PKEY_sign(pc, out, &l, tbs, 32) > 0;
     EVP_PKEY_CTX_free(pc);
     return ok ? l : 0;
 }
@@ -282,7 +292,10 @@ static void run_pkey(in_t in0, int kind, const uint8_t *data, size_t size)
                 && EVP_PKEY_decrypt(pc, r[w].out, &r[w].len, blob, bl) > 0;
         } else {
             ok = pc != NULL && EVP_PKEY_verify_init(pc) > 0
-                && (kind == 0 || EVP_PKEY_CTX_set_rsa_padding(pc, pss ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) > 0)
+                && (kind == 0
+                    || EVP_PKEY_CTX_set_rsa_padding(pc,
+                           pss ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING)
+                        > 0)
                 && EVP_PKEY_CTX_set_signature_md(pc, EVP_sha256()) > 0
                 && EVP_PKEY_verify(pc, blob, bl, tbs, sizeof(tbs)) == 1;
             r[w].len = 0;
@@ -291,7 +304,10 @@ static void run_pkey(in_t in0, int kind, const uint8_t *data, size_t size)
         EVP_PKEY_CTX_free(pc);
         ERR_clear_error();
     }
-    compare(kind == 0 ? "ECDSA verify" : kind == 1 ? "RSA verify" : "RSA-OAEP decrypt", &r[0], &r[1], data, size);
+    compare(kind == 0   ? "ECDSA verify"
+            : kind == 1 ? "RSA verify"
+                        : "RSA-OAEP decrypt",
+        &r[0], &r[1], data, size);
 }
 
 /* Key agreement with an altered peer public key: a valid one (X25519, or
@@ -312,7 +328,8 @@ static void run_derive(in_t in0, const uint8_t *data, size_t size)
         pl = 32;
     else if (!EVP_PKEY_set_utf8_string_param(g_peer, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
                  compressed ? "compressed" : "uncompressed")
-        || !EVP_PKEY_get_octet_string_param(g_peer, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, pub, sizeof(pub), &pl))
+        || !EVP_PKEY_get_octet_string_param(g_peer, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, pub,
+            sizeof(pub), &pl))
         abort();
     mask = take(&in0, pl, &ml);
     for (size_t i = 0; i < ml; i++)
@@ -331,13 +348,15 @@ static void run_derive(in_t in0, const uint8_t *data, size_t size)
             OSSL_PARAM p[] = { OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, "P-256", 5),
                 OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)pub, pl), OSSL_PARAM_END };
 
-            if (fc == NULL || EVP_PKEY_fromdata_init(fc) <= 0 || EVP_PKEY_fromdata(fc, &peer, EVP_PKEY_PUBLIC_KEY, p) <= 0)
+            if (fc == NULL || EVP_PKEY_fromdata_init(fc) <= 0
+                || EVP_PKEY_fromdata(fc, &peer, EVP_PKEY_PUBLIC_KEY, p) <= 0)
                 peer = NULL;
             EVP_PKEY_CTX_free(fc);
         }
         pc = EVP_PKEY_CTX_new_from_pkey(lib(w), mine, pq(w));
         r[w].len = sizeof(r[w].out);
-        ok = peer != NULL && pc != NULL && EVP_PKEY_derive_init(pc) > 0 && EVP_PKEY_derive_set_peer(pc, peer) > 0
+        ok = peer != NULL && pc != NULL && EVP_PKEY_derive_init(pc) > 0
+            && EVP_PKEY_derive_set_peer(pc, peer) > 0
             && EVP_PKEY_derive(pc, r[w].out, &r[w].len) > 0;
         r[w].ok = ok;
         EVP_PKEY_CTX_free(pc);
@@ -359,7 +378,8 @@ static int key_pair(const char *type, const char *group, EVP_PKEY *out[2])
     out[0] = out[1] = NULL;
     if (group != NULL)
         gp[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)group, 0);
-    if (c == NULL || EVP_PKEY_keygen_init(c) <= 0 || (group != NULL && !EVP_PKEY_CTX_set_params(c, gp))
+    if (c == NULL || EVP_PKEY_keygen_init(c) <= 0
+        || (group != NULL && !EVP_PKEY_CTX_set_params(c, gp))
         || (strcmp(type, "RSA") == 0 && EVP_PKEY_CTX_set_rsa_keygen_bits(c, 2048) <= 0)
         || EVP_PKEY_generate(c, &out[1]) <= 0) {
         EVP_PKEY_CTX_free(c);
@@ -367,7 +387,8 @@ static int key_pair(const char *type, const char *group, EVP_PKEY *out[2])
     }
     EVP_PKEY_CTX_free(c);
     fc = EVP_PKEY_CTX_new_from_name(g_env.libctx, type, g_env.propq);
-    if (EVP_PKEY_todata(out[1], EVP_PKEY_KEYPAIR, &params) <= 0 || fc == NULL || EVP_PKEY_fromdata_init(fc) <= 0
+    if (EVP_PKEY_todata(out[1], EVP_PKEY_KEYPAIR, &params) <= 0 || fc == NULL
+        || EVP_PKEY_fromdata_init(fc) <= 0
         || EVP_PKEY_fromdata(fc, &out[0], EVP_PKEY_KEYPAIR, params) <= 0)
         out[0] = NULL;
     OSSL_PARAM_free(params);
@@ -493,7 +514,9 @@ int main(int argc, char **argv)
         else if (rc == 0 && i + 1 < argc && strcmp(argv[i], "--crash-dir") == 0)
             crash_dir = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [common options] [--corpus DIR] [--seconds S] [--crash-dir DIR]\n", argv[0]);
+            fprintf(stderr,
+                "usage: %s [common options] [--corpus DIR] [--seconds S] [--crash-dir DIR]\n",
+                argv[0]);
             return 2;
         }
     }
@@ -546,9 +569,10 @@ int main(int argc, char **argv)
         }
         one(buf, n, crash_dir);
     }
-    CPT_CHECK(g_findings == 0, "no finding in %lu corpus inputs and %lu random ones (seed %llu)", replayed, runs,
-        (unsigned long long)o.seed);
-    printf("fuzz_evp: %lu corpus inputs replayed, %lu random inputs, %lu findings\n", replayed, runs, g_findings);
+    CPT_CHECK(g_findings == 0, "no finding in %lu corpus inputs and %lu random ones (seed %llu)",
+        replayed, runs, (unsigned long long)o.seed);
+    printf("fuzz_evp: %lu corpus inputs replayed, %lu random inputs, %lu findings\n", replayed,
+        runs, g_findings);
     for (size_t i = 0; i < nseeds; i++)
         free(seeds[i]);
     for (int w = 0; w < 2; w++) {
