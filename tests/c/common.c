@@ -1296,6 +1296,26 @@ void cpt_run_tests(const cpt_opts *o, const cpt_named_test *tests, size_t n)
     }
 }
 
+int cpt_parse_bare_args(cpt_opts *o, int argc, char **argv, const char *const *names,
+    const char **values, size_t n)
+{
+    cpt_opts_init(o);
+    o->no_stats = 1;
+    for (int i = 1; i < argc; i++) {
+        int r = cpt_opts_parse_one(o, argc, argv, &i);
+        size_t k = 0;
+
+        if (r == 1)
+            continue;
+        while (k < n && strcmp(argv[i], names[k]) != 0)
+            k++;
+        if (r != 0 || k == n || i + 1 >= argc)
+            return 0;
+        values[k] = argv[++i];
+    }
+    return 1;
+}
+
 int cpt_parse_harness_args(cpt_opts *o, int argc, char **argv, uint64_t *iters, size_t *maxlen)
 {
     cpt_opts_init(o);

@@ -79,6 +79,13 @@ void cpt_run_tests(const cpt_opts *o, const cpt_named_test *tests, size_t n);
  * 2 after printing usage.
  */
 int cpt_parse_harness_args(cpt_opts *o, int argc, char **argv, uint64_t *iters, size_t *maxlen);
+/*
+ * Parses the common options of a program that checks no statistics and
+ * its own options with a value: names[k] (n of them) sets values[k] (left
+ * as they are when not given). 0 at an option neither takes.
+ */
+int cpt_parse_bare_args(cpt_opts *o, int argc, char **argv, const char *const *names,
+    const char **values, size_t n);
 /* Parses an unsigned decimal/hex number; returns 0 on error. */
 int cpt_parse_u64(const char *s, uint64_t *out);
 
