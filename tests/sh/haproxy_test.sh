@@ -148,9 +148,7 @@ cpt_wait_pids 15 "$OLD" || gone=0
 # measured with and without cptprov); option idle-close-on-response makes it
 # answer them with Connection: close instead, so no request may fail. A
 # crash would leave no worker (exit-on-failure) and fail the check too.
-failed=${res#* }
-if [ $rc = 0 ] && [ -n "$res" ] && [ "${res% *}" = 3000 ] && [ "$failed" = 0 ] &&
-    [ $gone = 1 ] && [ -n "$(workers)" ]; then
+if cpt_h2load_clean $rc "$res" && [ $gone = 1 ] && [ -n "$(workers)" ]; then
     cpt_pass reload "3000 requests through a reload, none failed; the old worker exited"
 else
     cpt_fail reload "h2load rc $rc (succeeded failed: $res), old worker gone: $gone, workers now: $(workers | tr '\n' ' ')"
@@ -158,10 +156,8 @@ else
 fi
 
 # Stop: the master and its worker exit.
-WORKERS=$(workers)
-kill -TERM "$MASTER"
 left=0
-cpt_wait_pids 15 "$MASTER $WORKERS" || left=1
+cpt_kill_wait TERM "$MASTER" 15 "$(workers)" || left=1
 if [ $left = 0 ]; then
     cpt_pass stop "master and worker exited"
 else

@@ -25,6 +25,8 @@
 #   cpt_tls_server_setup DIR WWW      certificates and files for the server tests
 #   cpt_server_test_setup SERVER PREFIX   a server test's tools, dirs, config, files
 #   cpt_h2load_signal PORT LOG SIG PID    h2load while PID gets SIG
+#   cpt_h2load_clean RC "RESULT"          all of cpt_h2load_signal's requests succeeded
+#   cpt_kill_wait SIG PID SECS "PIDS"     signals PID, waits for it and PIDS
 #   cpt_tls_fetch_suites PORT DIR WWW LOGS   curl over every server-test suite
 #
 # Everything is bounded: no helper waits longer than it is told.
@@ -365,6 +367,19 @@ cpt_h2load_signal() {
     rc=$?
     sed -n 's/.*requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\1 \2/p' "$2"
     return $rc
+}
+
+# cpt_h2load_clean RC "SUCCEEDED FAILED": cpt_h2load_signal's status and
+# output say every request succeeded.
+cpt_h2load_clean() {
+    [ "$1" = 0 ] && [ "${2% *}" = 3000 ] && [ "${2#* }" = 0 ]
+}
+
+# cpt_kill_wait SIG PID SECS "PIDS": sends SIG to PID, then waits up to SECS
+# for PID and each of PIDS to exit; 0 when every one did.
+cpt_kill_wait() {
+    kill "-$1" "$2"
+    cpt_wait_pids "$3" "$2 $4"
 }
 
 # _cpt_tls_fetch NAME PORT DIR WWW LOGS CURL_ARGS...: every file over a new

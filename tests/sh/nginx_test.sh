@@ -178,8 +178,7 @@ succeeded=$(cpt_h2load_signal "$PORT" "$LOGS/h2load.log" HUP "$MASTER")
 rc=$?
 gone=1
 cpt_wait_pids 10 "$OLD" || gone=0
-if [ $rc = 0 ] && [ "${succeeded#* }" = 0 ] && [ "${succeeded% *}" = 3000 ] && [ $gone = 1 ] &&
-    [ "$(nginx_pids | wc -l)" = 2 ]; then
+if cpt_h2load_clean $rc "$succeeded" && [ $gone = 1 ] && [ "$(nginx_pids | wc -l)" = 2 ]; then
     cpt_pass reload "3000 requests through a reload, none failed; the old workers exited"
 else
     cpt_fail reload "h2load rc $rc (succeeded/failed: $succeeded), old workers gone: $gone, workers now: $(nginx_pids | tr '\n' ' ')"
@@ -188,10 +187,8 @@ fi
 
 # Graceful quit: the master and every worker exit, and no core or crash
 # shows in the error log.
-WORKERS=$(nginx_pids)
-kill -QUIT "$MASTER"
 left=0
-cpt_wait_pids 15 "$MASTER $WORKERS" || left=1
+cpt_kill_wait QUIT "$MASTER" 15 "$(nginx_pids)" || left=1
 if [ $left = 0 ] && ! grep -qE 'signal (6|11)|core dumped|exited on signal' "$LOGS/error.log"; then
     cpt_pass quit "master and workers exited"
 else
