@@ -6,6 +6,8 @@
 # Usage: bench/bench.sh [-r runs] [-s seconds] [-b "sizes"] [-a async_jobs] [alg...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib.sh
+. bench/lib.sh
 runs=5 secs=1 sizes="16 64 256 1024 8192 16384" async=0
 while getopts r:s:b:a: o; do
 	case $o in
@@ -16,30 +18,23 @@ done
 shift $((OPTIND - 1))
 algs=("$@")
 [ ${#algs[@]} -gt 0 ] || algs=(aes-128-gcm aes-256-gcm)
-build=$PWD/build
-asyncflag=()
-[ "$async" -gt 0 ] && asyncflag=(-async_jobs "$async")
+bench_async_flag "$async"
 
 # speed PROVIDER ALG SIZE -> bytes per second
 speed() {
 	local prov=()
-	[ "$1" = cptprov ] && prov=(-provider-path "$build" -provider cptprov -provider default -propquery provider=cptprov)
-	timeout 120 openssl speed "${prov[@]}" -elapsed -seconds "$secs" -bytes "$3" "${asyncflag[@]}" -evp "$2" 2>/dev/null |
-		awk -v s="$3" 'toupper($1) ~ /^AES|^CHACHA|^DES|^SHA|^HMAC/ && NF >= 2 { v=$NF; sub(/k$/, "", v); print v * 1000 }' | tail -1
+	[ "$1" = cptprov ] && prov=("${bench_cptprov[@]}")
+	timeout 120 openssl speed "${prov[@]}" -elapsed -seconds "$secs" -bytes "$3" "${asyncflag[@]}" -evp "$2" 2>/dev/null | bench_evp_rate
 }
 
 echo "openssl speed -elapsed -seconds $secs ${asyncflag[*]} -evp ALG -bytes SIZE; median of $runs interleaved runs per point"
-echo "$(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(openssl version)"
+bench_host
 echo
 echo "| algorithm | bytes | default MB/s | cptprov MB/s | ratio | cptprov spread |"
 echo "|---|---:|---:|---:|---:|---:|"
 for alg in "${algs[@]}"; do
 	for size in $sizes; do
-		d=() c=()
-		for ((i = 0; i < runs; i++)); do
-			d+=("$(speed default "$alg" "$size")")
-			c+=("$(speed cptprov "$alg" "$size")")
-		done
+		bench_alternate "$runs" default cptprov "$alg" "$size"
 		python3 - "$alg" "$size" "${d[*]}" "${c[*]}" <<'PY'
 import statistics, sys
 alg, size, d, c = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3].split()], [float(x) for x in sys.argv[4].split()]

@@ -8,6 +8,8 @@
 # Usage: bench/bench_crossover.sh [-r runs] [-s seconds] [-b "sizes"] [alg...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib.sh
+. bench/lib.sh
 runs=3 secs=1 sizes="64 256 1024 2048 4096 8192 16384"
 while getopts r:s:b: o; do
 	case $o in
@@ -21,9 +23,8 @@ algs=("$@")
 
 # speed THRESHOLD ALG SIZE -> bytes per second
 speed() {
-	CPTPROV_CPU_THRESHOLD=$1 timeout 120 openssl speed -provider-path "$PWD/build" -provider cptprov \
-		-provider default -propquery provider=cptprov -elapsed -seconds "$secs" -bytes "$3" -evp "$2" 2>/dev/null |
-		awk 'toupper($1) ~ /^AES|^CHACHA|^DES|^SHA|^HMAC/ && NF >= 2 { v=$NF; sub(/k$/, "", v); print v * 1000 }' | tail -1
+	CPTPROV_CPU_THRESHOLD=$1 timeout 120 openssl speed "${bench_cptprov[@]}" -elapsed -seconds "$secs" \
+		-bytes "$3" -evp "$2" 2>/dev/null | bench_evp_rate
 }
 
 echo "openssl speed -elapsed -seconds $secs -evp ALG -bytes SIZE through cptprov; median of $runs alternated runs"
@@ -32,11 +33,7 @@ echo "| algorithm | bytes | device MB/s | CPU path MB/s | device / CPU |"
 echo "|---|---:|---:|---:|---:|"
 for alg in "${algs[@]}"; do
 	for size in $sizes; do
-		d=() c=()
-		for ((i = 0; i < runs; i++)); do
-			d+=("$(speed 0 "$alg" "$size")")
-			c+=("$(speed 1073741824 "$alg" "$size")")
-		done
+		bench_alternate "$runs" 0 1073741824 "$alg" "$size"
 		python3 - "$alg" "$size" "${d[*]}" "${c[*]}" <<'PY'
 import statistics, sys
 alg, size, d, c = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3].split()], [float(x) for x in sys.argv[4].split()]

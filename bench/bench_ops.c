@@ -118,27 +118,18 @@ static int one_op(void *arg)
 
 int main(int argc, char **argv)
 {
+    static const char *const names[] = { "--alg", "--jobs", "--seconds" };
+    const char *values[3] = { NULL, NULL, NULL };
     cpt_opts o;
     uint64_t jobs = 0, ops = 0;
     double seconds = 2, w0, c0, wall, cpu;
-    int ok = 1;
+    int ok = cpt_parse_bare_args(&o, argc, argv, names, values, 3);
 
-    cpt_opts_init(&o);
-    o.no_stats = 1;
-    for (int i = 1; i < argc; i++) {
-        int r = cpt_opts_parse_one(&o, argc, argv, &i);
-
-        if (r == 1)
-            continue;
-        if (r == 0 && i + 1 < argc && strcmp(argv[i], "--alg") == 0)
-            g_alg = argv[++i];
-        else if (r == 0 && i + 1 < argc && strcmp(argv[i], "--jobs") == 0)
-            ok = cpt_parse_u64(argv[++i], &jobs);
-        else if (r == 0 && i + 1 < argc && strcmp(argv[i], "--seconds") == 0)
-            seconds = atof(argv[++i]);
-        else
-            ok = 0;
-    }
+    g_alg = values[0];
+    if (ok && values[1] != NULL)
+        ok = cpt_parse_u64(values[1], &jobs);
+    if (values[2] != NULL)
+        seconds = atof(values[2]);
     if (!ok || g_alg == NULL || seconds <= 0) {
         fprintf(stderr, "usage: %s [common options] --alg ALG [--jobs N] [--seconds S]\n", argv[0]);
         cpt_opts_usage(stderr);

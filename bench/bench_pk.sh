@@ -6,6 +6,8 @@
 # Usage: bench/bench_pk.sh [-r runs] [-s seconds] [-a async_jobs] [alg...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib.sh
+. bench/lib.sh
 runs=3 secs=2 async=0
 while getopts r:s:a: o; do
 	case $o in
@@ -16,29 +18,23 @@ done
 shift $((OPTIND - 1))
 algs=("$@")
 [ ${#algs[@]} -gt 0 ] || algs=(rsa2048 rsa4096 ecdsap256 ecdsap384 ecdhp256 ecdhp384 ecdhx25519)
-build=$PWD/build
-asyncflag=()
-[ "$async" -gt 0 ] && asyncflag=(-async_jobs "$async")
+bench_async_flag "$async"
 
 # speed PROVIDER ALG -> "op1/s [op2/s]" (sign verify, or derive)
 speed() {
 	local prov=()
-	[ "$1" = cptprov ] && prov=(-provider-path "$build" -provider cptprov -provider default -propquery provider=cptprov)
+	[ "$1" = cptprov ] && prov=("${bench_cptprov[@]}")
 	timeout 300 openssl speed "${prov[@]}" -elapsed -seconds "$secs" "${asyncflag[@]}" "$2" 2>/dev/null |
 		tail -1 | awk '{ if ($0 ~ /ecdh/) print $NF; else print $(NF-1), $NF }'
 }
 
 echo "openssl speed -elapsed -seconds $secs ${asyncflag[*]} ALG; median of $runs alternated runs, operations per second"
-echo "$(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(openssl version)"
+bench_host
 echo
 echo "| algorithm | operation | default | cptprov | ratio |"
 echo "|---|---|---:|---:|---:|"
 for alg in "${algs[@]}"; do
-	d=() c=()
-	for ((i = 0; i < runs; i++)); do
-		d+=("$(speed default "$alg")")
-		c+=("$(speed cptprov "$alg")")
-	done
+	bench_alternate "$runs" default cptprov "$alg"
 	python3 - "$alg" "$(printf '%s;' "${d[@]}")" "$(printf '%s;' "${c[@]}")" <<'PY'
 import statistics, sys
 alg = sys.argv[1]

@@ -99,18 +99,8 @@ int main(int argc, char **argv)
     size_t wrong = 0, nofd_ok = 0, pauses = 0, fd_waits = 0, callbacks = 0, status_ok = 0;
     int hung = 0;
 
-    cpt_opts_init(&o);
-    o.no_stats = 1;
-    for (int i = 1; i < argc; i++) {
-        int r = cpt_opts_parse_one(&o, argc, argv, &i);
-
-        if (r == 1)
-            continue;
-        if (r == 0 && i + 1 < argc && strcmp(argv[i], "--expect") == 0)
-            expect = argv[++i];
-        else
-            expect = NULL, i = argc;
-    }
+    if (!cpt_parse_bare_args(&o, argc, argv, (const char *const[]){ "--expect" }, &expect, 1))
+        expect = NULL;
     if (expect == NULL || (strcmp(expect, "callback") != 0 && strcmp(expect, "fd") != 0)) {
         fprintf(stderr, "usage: %s [common options] --expect callback|fd\n", argv[0]);
         return 2;

@@ -34,18 +34,6 @@ static const char *who(int p)
     return p ? g_env.name : "default";
 }
 
-/* A message length: mostly short, sometimes a record, rarely up to maxlen. */
-static size_t pick_len(cpt_rng *r)
-{
-    unsigned p = (unsigned)cpt_rng_below(r, 100);
-
-    if (p < 55)
-        return (size_t)cpt_rng_below(r, 300);
-    if (p < 90)
-        return (size_t)cpt_rng_below(r, 20000);
-    return (size_t)cpt_rng_below(r, g_maxlen + 1);
-}
-
 struct msg {
     const unsigned char *key, *nonce, *aad, *in;
     size_t aadl, inl, taglen;
@@ -138,12 +126,7 @@ static void test_kat(void)
                 "decrypt, vector at line %d (%s)", rec->line, who(p));
         }
     next:
-        free(key);
-        free(iv);
-        free(aad);
-        free(tag);
-        free(pt);
-        free(ct);
+        cpt_free_n(6, key, iv, aad, tag, pt, ct);
     }
     cpt_recfile_free(&rf);
 }
@@ -155,7 +138,8 @@ static void test_differential(void)
     cpt_rng_seed(&r, g_o.seed, 1);
     for (uint64_t it = 0; it < g_iters; it++) {
         unsigned char key[32], nonce[12], aad[100], rtag[16];
-        size_t len = pick_len(&r), aadl = (size_t)cpt_rng_below(&r, sizeof(aad) + 1);
+        size_t len = cpt_pick_len(&r, 55, 90, 20000, g_maxlen),
+               aadl = (size_t)cpt_rng_below(&r, sizeof(aad) + 1);
         unsigned char *pt = malloc(len + 1), *ref = malloc(len + 1), *ct = malloc(len + 1);
         unsigned char *back = malloc(len + 1);
         struct msg m = { key, nonce, aad, pt, aadl, len, 16, ref, { 0 } };
@@ -477,46 +461,41 @@ static int job_fn(void *arg)
     return j->ok;
 }
 
+static void job_make(void *job, int k, cpt_rng *r)
+{
+    struct job *jb = job;
+
+    (void)k; /* one kind of job */
+    jb->len = (size_t)cpt_rng_below(r, 40000);
+    cpt_rng_fill(r, jb->key, sizeof(jb->key));
+    cpt_rng_fill(r, jb->nonce, sizeof(jb->nonce));
+    cpt_rng_fill(r, jb->aad, sizeof(jb->aad));
+    jb->in = malloc(jb->len + 1);
+    jb->out = malloc(jb->len + 1);
+    cpt_rng_fill(r, jb->in, jb->len);
+}
+
+static void job_check(void *job, int k)
+{
+    struct job *jb = job;
+    unsigned char *ref = malloc(jb->len + 1);
+    struct msg m = { jb->key, jb->nonce, jb->aad, jb->in, sizeof(jb->aad), jb->len, 16, ref,
+        { 0 } };
+
+    CPT_CHECK(jb->ok && one_msg(g_c[0], 1, &m, NULL) && memcmp(ref, jb->out, jb->len) == 0
+            && memcmp(m.tag, jb->tag, 16) == 0,
+        "async job %d (%zu bytes) equals the default provider's", k, jb->len);
+    free(ref);
+    free(jb->in);
+    free(jb->out);
+}
+
 static void test_async(void)
 {
-    enum { NJOBS = 64 };
-    struct job jobs[NJOBS];
-    void *args[NJOBS];
-    int results[NJOBS];
-    unsigned char paused[NJOBS];
-    cpt_jobs j;
-    cpt_rng r;
+    static const cpt_async_test t = { 64, sizeof(struct job), 5, "operations", job_make, job_fn,
+        job_check };
 
-    cpt_rng_seed(&r, g_o.seed, 5);
-    for (int i = 0; i < NJOBS; i++) {
-        struct job *jb = &jobs[i];
-
-        jb->len = (size_t)cpt_rng_below(&r, 40000);
-        cpt_rng_fill(&r, jb->key, sizeof(jb->key));
-        cpt_rng_fill(&r, jb->nonce, sizeof(jb->nonce));
-        cpt_rng_fill(&r, jb->aad, sizeof(jb->aad));
-        jb->in = malloc(jb->len + 1);
-        jb->out = malloc(jb->len + 1);
-        cpt_rng_fill(&r, jb->in, jb->len);
-        args[i] = jb;
-    }
-    cpt_jobs_check(&j, job_fn, args, NJOBS, g_o.seed, results, paused);
-    for (int i = 0; i < NJOBS; i++) {
-        struct job *jb = &jobs[i];
-        unsigned char *ref = malloc(jb->len + 1);
-        struct msg m = { jb->key, jb->nonce, jb->aad, jb->in, sizeof(jb->aad), jb->len, 16, ref,
-            { 0 } };
-
-        CPT_CHECK(jb->ok && one_msg(g_c[0], 1, &m, NULL) && memcmp(ref, jb->out, jb->len) == 0
-                && memcmp(m.tag, jb->tag, 16) == 0,
-            "async job %d (%zu bytes) equals the default provider's", i, jb->len);
-        free(ref);
-        free(jb->in);
-        free(jb->out);
-    }
-    if (strcmp(g_env.name, "default") != 0)
-        CPT_CHECK(j.tasks_paused > 0, "operations went asynchronous (%zu of %d jobs paused)",
-            j.tasks_paused, NJOBS);
+    cpt_async_run(&g_env, g_o.seed, &t);
 }
 
 static void test_stats(void)
@@ -538,12 +517,11 @@ static const cpt_named_test g_tests[] = {
 
 int main(int argc, char **argv)
 {
+    int rc = cpt_harness_start("chachapoly_test", &g_o, &g_env, argc, argv, &g_iters, &g_maxlen);
+
     g_argv0 = argv[0];
-    if (cpt_parse_harness_args(&g_o, argc, argv, &g_iters, &g_maxlen) != 0)
-        return 2;
-    if (!cpt_env_init(&g_env, &g_o))
-        return 1;
-    printf("chachapoly_test: provider %s, seed %llu\n", g_env.name, (unsigned long long)g_o.seed);
+    if (rc >= 0)
+        return rc;
     g_c[0] = cpt_fetch_cipher(&g_env, 1, ALG);
     g_c[1] = cpt_fetch_cipher(&g_env, 0, ALG);
     if (CPT_CHECK(g_c[0] != NULL && g_c[1] != NULL, "%s is fetched from both providers", ALG))

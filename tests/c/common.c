@@ -510,6 +510,79 @@ EVP_CIPHER *cpt_fetch_cipher(const cpt_env *env, int ref, const char *alg)
     return c;
 }
 
+int cpt_fetch_cipher_pairs(const cpt_env *env, EVP_CIPHER **tc, EVP_CIPHER **rc, size_t n,
+    const char *(*name)(size_t i))
+{
+    for (size_t i = 0; i < n; i++) {
+        tc[i] = cpt_fetch_cipher(env, 0, name(i));
+        rc[i] = cpt_fetch_cipher(env, 1, name(i));
+        if (!CPT_CHECK(tc[i] != NULL && rc[i] != NULL, "%s is fetched from both providers",
+                name(i)))
+            return 0;
+    }
+    return 1;
+}
+
+void cpt_free_cipher_pairs(EVP_CIPHER **tc, EVP_CIPHER **rc, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        EVP_CIPHER_free(tc[i]);
+        EVP_CIPHER_free(rc[i]);
+    }
+}
+
+int cpt_run_cipher_tests(const cpt_opts *o, cpt_env *env, EVP_CIPHER **tc, EVP_CIPHER **rc,
+    size_t n, const char *(*name)(size_t i), const cpt_named_test *tests, size_t ntests)
+{
+    if (cpt_fetch_cipher_pairs(env, tc, rc, n, name))
+        cpt_run_tests(o, tests, ntests);
+    cpt_free_cipher_pairs(tc, rc, n);
+    cpt_env_free(env);
+    return cpt_finish();
+}
+
+const char *const cpt_sha_names[CPT_NSHA] = {
+    "SHA1",
+    "SHA2-224",
+    "SHA2-256",
+    "SHA2-384",
+    "SHA2-512",
+    "SHA2-512/224",
+    "SHA2-512/256",
+};
+
+int cpt_harness_start(const char *name, cpt_opts *o, cpt_env *env, int argc, char **argv,
+    uint64_t *iters, size_t *maxlen)
+{
+    if (cpt_parse_harness_args(o, argc, argv, iters, maxlen) != 0)
+        return 2;
+    if (!cpt_env_init(env, o))
+        return 1;
+    printf("%s: provider %s, seed %llu\n", name, env->name, (unsigned long long)o->seed);
+    return -1;
+}
+
+int cpt_pkey_crypt_final(EVP_PKEY_CTX *c, int ok, int decrypt, const unsigned char *in,
+    size_t inlen, unsigned char *out, size_t *outlen)
+{
+    ok = ok
+        && (decrypt ? EVP_PKEY_decrypt(c, out, outlen, in, inlen)
+                    : EVP_PKEY_encrypt(c, out, outlen, in, inlen))
+            > 0;
+    EVP_PKEY_CTX_free(c);
+    return ok;
+}
+
+void cpt_free_n(size_t n, ...)
+{
+    va_list ap;
+
+    va_start(ap, n);
+    while (n-- > 0)
+        free(va_arg(ap, void *));
+    va_end(ap);
+}
+
 /* ================================================================== */
 /* PRNG                                                                */
 /* ================================================================== */
@@ -529,6 +602,28 @@ uint64_t cpt_mix64(uint64_t a, uint64_t b)
 
     splitmix64(&x);
     return splitmix64(&x);
+}
+
+size_t cpt_pick_len(cpt_rng *r, unsigned short_pct, unsigned mid_pct, size_t mid, size_t maxlen)
+{
+    unsigned p = (unsigned)cpt_rng_below(r, 100);
+
+    if (p < short_pct)
+        return (size_t)cpt_rng_below(r, 300);
+    if (p < mid_pct)
+        return (size_t)cpt_rng_below(r, mid);
+    return (size_t)cpt_rng_below(r, maxlen + 1);
+}
+
+size_t cpt_pick_chunk(cpt_rng *r, size_t left)
+{
+    size_t k = left;
+
+    if (r != NULL) {
+        k = cpt_rng_pct(r, 50) ? (size_t)cpt_rng_below(r, 200) : (size_t)cpt_rng_below(r, k + 1);
+        k = k > left ? left : k;
+    }
+    return k;
 }
 
 void cpt_rng_seed(cpt_rng *r, uint64_t seed, uint64_t stream)
@@ -1296,6 +1391,26 @@ void cpt_run_tests(const cpt_opts *o, const cpt_named_test *tests, size_t n)
     }
 }
 
+int cpt_parse_bare_args(cpt_opts *o, int argc, char **argv, const char *const *names,
+    const char **values, size_t n)
+{
+    cpt_opts_init(o);
+    o->no_stats = 1;
+    for (int i = 1; i < argc; i++) {
+        int r = cpt_opts_parse_one(o, argc, argv, &i);
+        size_t k = 0;
+
+        if (r == 1)
+            continue;
+        while (k < n && strcmp(argv[i], names[k]) != 0)
+            k++;
+        if (r != 0 || k == n || i + 1 >= argc)
+            return 0;
+        values[k] = argv[++i];
+    }
+    return 1;
+}
+
 int cpt_parse_harness_args(cpt_opts *o, int argc, char **argv, uint64_t *iters, size_t *maxlen)
 {
     cpt_opts_init(o);
@@ -1324,21 +1439,67 @@ int cpt_parse_harness_args(cpt_opts *o, int argc, char **argv, uint64_t *iters, 
     return 0;
 }
 
-void cpt_jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed, int *results,
-    unsigned char *paused)
+/* cpt_jobs_run of j set up anew (20% spurious resumes), counted as a check. */
+static void jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed,
+    int *results, unsigned char *paused, size_t inflight, unsigned wctx_pct, int timeout_s)
 {
     memset(j, 0, sizeof(*j));
     j->fn = fn;
     j->args = args;
     j->ntasks = n;
-    j->max_inflight = 32;
+    j->max_inflight = inflight;
     j->spurious_pct = 20;
-    j->new_wctx_pct = 30;
+    j->new_wctx_pct = wctx_pct;
     j->seed = seed;
-    j->timeout_s = 60;
+    j->timeout_s = timeout_s;
     j->results = results;
     j->paused = paused;
     CPT_CHECK(cpt_jobs_run(j), "the ASYNC jobs ran to completion");
+}
+
+void cpt_jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed, int *results,
+    unsigned char *paused)
+{
+    jobs_check(j, fn, args, n, seed, results, paused, 32, 30, 60);
+}
+
+void cpt_jobs_check_async(cpt_jobs *j, const cpt_env *env, cpt_task_fn fn, void **args, size_t n,
+    uint64_t seed, const char *what, int expect_pause)
+{
+    int *results = calloc(n, sizeof(*results));
+    unsigned char *paused = calloc(n, 1);
+
+    cpt_jobs_check(j, fn, args, n, seed, results, paused);
+    if (expect_pause && strcmp(env->name, "default") != 0)
+        CPT_CHECK(j->tasks_paused > 0, "%s went asynchronous (%zu of %zu jobs paused)", what,
+            j->tasks_paused, n);
+    free(results);
+    free(paused);
+}
+
+void cpt_async_run(const cpt_env *env, uint64_t seed, const cpt_async_test *t)
+{
+    unsigned char *jobs = calloc(t->n, t->size);
+    void **args = calloc(t->n, sizeof(*args));
+    cpt_jobs j;
+    cpt_rng r;
+
+    cpt_rng_seed(&r, seed, t->stream);
+    for (size_t k = 0; k < t->n; k++) {
+        args[k] = jobs + k * t->size;
+        t->make(args[k], (int)k, &r);
+    }
+    cpt_jobs_check_async(&j, env, t->run, args, t->n, seed, t->what, 1);
+    for (size_t k = 0; k < t->n; k++)
+        t->check(args[k], (int)k);
+    free(args);
+    free(jobs);
+}
+
+void cpt_jobs_check_all(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed,
+    int *results, unsigned char *paused)
+{
+    jobs_check(j, fn, args, n, seed, results, paused, n, 0, 30);
 }
 
 void cpt_stats_check_paths(const cpt_env *env, const cpt_opts *o, const char *alg)

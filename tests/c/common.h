@@ -79,6 +79,13 @@ void cpt_run_tests(const cpt_opts *o, const cpt_named_test *tests, size_t n);
  * 2 after printing usage.
  */
 int cpt_parse_harness_args(cpt_opts *o, int argc, char **argv, uint64_t *iters, size_t *maxlen);
+/*
+ * Parses the common options of a program that checks no statistics and
+ * its own options with a value: names[k] (n of them) sets values[k] (left
+ * as they are when not given). 0 at an option neither takes.
+ */
+int cpt_parse_bare_args(cpt_opts *o, int argc, char **argv, const char *const *names,
+    const char **values, size_t n);
 /* Parses an unsigned decimal/hex number; returns 0 on error. */
 int cpt_parse_u64(const char *s, uint64_t *out);
 
@@ -114,6 +121,38 @@ void cpt_env_free(cpt_env *env);
 EVP_CIPHER *cpt_fetch_cipher(const cpt_env *env, int ref, const char *alg);
 /* Name of the provider an EVP_CIPHER came from ("?" if none). */
 const char *cpt_cipher_provider_name(const EVP_CIPHER *c);
+/*
+ * Fetches n ciphers, name(i) each, from the provider under test into tc
+ * and from the reference into rc, a check for each. 0 at the first that
+ * fails.
+ */
+int cpt_fetch_cipher_pairs(const cpt_env *env, EVP_CIPHER **tc, EVP_CIPHER **rc, size_t n,
+    const char *(*name)(size_t i));
+void cpt_free_cipher_pairs(EVP_CIPHER **tc, EVP_CIPHER **rc, size_t n);
+/*
+ * A cipher harness's end: when the n pairs are fetched, runs its tests;
+ * then frees the ciphers and the providers. The exit status.
+ */
+int cpt_run_cipher_tests(const cpt_opts *o, cpt_env *env, EVP_CIPHER **tc, EVP_CIPHER **rc,
+    size_t n, const char *(*name)(size_t i), const cpt_named_test *tests, size_t ntests);
+/* The SHA-1 and SHA-2 digests, of the digest, HMAC and libctx harnesses. */
+#define CPT_NSHA 7
+extern const char *const cpt_sha_names[CPT_NSHA];
+/*
+ * A differential harness's start: its options (cpt_parse_harness_args),
+ * the providers and the "NAME: provider P, seed S" line. -1 to go on, else
+ * the exit status.
+ */
+int cpt_harness_start(const char *name, cpt_opts *o, cpt_env *env, int argc, char **argv,
+    uint64_t *iters, size_t *maxlen);
+/*
+ * Runs an encryption or decryption context set up (ok) on in, then frees
+ * it. 1 on success.
+ */
+int cpt_pkey_crypt_final(EVP_PKEY_CTX *c, int ok, int decrypt, const unsigned char *in,
+    size_t inlen, unsigned char *out, size_t *outlen);
+/* Frees n pointers (any of them NULL). */
+void cpt_free_n(size_t n, ...);
 
 /* ------------------------------------------------------------------ */
 /* PRNG: xoshiro256**, seeded by splitmix64(seed, stream)              */
@@ -134,6 +173,14 @@ int cpt_rng_pct(cpt_rng *r, unsigned pct);
 void cpt_rng_fill(cpt_rng *r, void *buf, size_t len);
 /* A well-mixed 64-bit value from two inputs (for deriving sub-seeds). */
 uint64_t cpt_mix64(uint64_t a, uint64_t b);
+/*
+ * A message length: below 300 with probability short_pct%, below mid up to
+ * mid_pct%, else up to maxlen (inclusive).
+ */
+size_t cpt_pick_len(cpt_rng *r, unsigned short_pct, unsigned mid_pct, size_t mid, size_t maxlen);
+/* The next update's size out of left (all of it when r == NULL): small
+ * updates as often as large ones. */
+size_t cpt_pick_chunk(cpt_rng *r, size_t left);
 
 /* ------------------------------------------------------------------ */
 /* Hex and record files                                                */
@@ -268,6 +315,34 @@ typedef struct cpt_jobs {
 
 /* Returns 1 when every task ran to completion (whatever fn returned). */
 int cpt_jobs_run(cpt_jobs *j);
+/*
+ * cpt_jobs_check of n jobs that should reach the device: with a provider
+ * under test other than the default one, also checks that some paused
+ * ("<what> went asynchronous") when expect_pause is set.
+ */
+void cpt_jobs_check_async(cpt_jobs *j, const cpt_env *env, cpt_task_fn fn, void **args, size_t n,
+    uint64_t seed, const char *what, int expect_pause);
+/*
+ * A differential harness's ASYNC test: n jobs of size bytes each, made in
+ * order by make from one stream of the seed, run by run in ASYNC jobs
+ * (cpt_jobs_check_async, "<what> went asynchronous"), then compared with
+ * the reference and freed by check, in order.
+ */
+typedef struct cpt_async_test {
+    size_t n, size;
+    uint64_t stream;
+    const char *what;
+    void (*make)(void *job, int k, cpt_rng *r);
+    cpt_task_fn run;
+    void (*check)(void *job, int k);
+} cpt_async_test;
+void cpt_async_run(const cpt_env *env, uint64_t seed, const cpt_async_test *t);
+/*
+ * cpt_jobs_run of n jobs all at once (20% spurious resumes, 30 s), as the
+ * public key harnesses run them; counts a check that the jobs ran.
+ */
+void cpt_jobs_check_all(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t seed,
+    int *results, unsigned char *paused);
 /*
  * cpt_jobs_run with the differential harnesses' settings (at most 32 jobs
  * at once, 20% spurious resumes, 30% fresh wait contexts, 60 s): fills j

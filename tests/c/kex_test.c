@@ -274,16 +274,7 @@ static void test_async(int njobs)
         args[i].peer = peer;
         argv[i] = &args[i];
     }
-    j.fn = job_fn;
-    j.args = argv;
-    j.ntasks = (size_t)njobs;
-    j.max_inflight = (size_t)njobs;
-    j.spurious_pct = 20;
-    j.seed = 7;
-    j.timeout_s = 30;
-    j.results = results;
-    j.paused = paused;
-    CPT_CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
+    cpt_jobs_check_all(&j, job_fn, argv, (size_t)njobs, 7, results, paused);
     for (int i = 0; i < njobs; i++) {
         unsigned char want[32];
 

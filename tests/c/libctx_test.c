@@ -286,15 +286,7 @@ static void test_ciphers(void)
 /* Digests and HMAC                                                    */
 /* ================================================================== */
 
-static const char *const g_mds[] = {
-    "SHA1",
-    "SHA2-224",
-    "SHA2-256",
-    "SHA2-384",
-    "SHA2-512",
-    "SHA2-512/224",
-    "SHA2-512/256",
-};
+#define g_mds cpt_sha_names
 static int g_md_used[NELEM(g_mds)], g_mac_used[NELEM(g_mds)];
 
 static void test_digests(void)
@@ -534,12 +526,7 @@ static int rsa_crypt(int ref, int decrypt, EVP_PKEY *k, int pad, const unsigned 
 
         ok = EVP_PKEY_CTX_set_params(c, p) > 0;
     }
-    ok = ok
-        && (decrypt ? EVP_PKEY_decrypt(c, out, outlen, in, inlen)
-                    : EVP_PKEY_encrypt(c, out, outlen, in, inlen))
-            > 0;
-    EVP_PKEY_CTX_free(c);
-    return ok;
+    return cpt_pkey_crypt_final(c, ok, decrypt, in, inlen, out, outlen);
 }
 
 static void test_rsa_crypt(void)

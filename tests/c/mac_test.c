@@ -19,16 +19,8 @@
 
 #include "common.h"
 
-static const char *const g_names[] = {
-    "SHA1",
-    "SHA2-224",
-    "SHA2-256",
-    "SHA2-384",
-    "SHA2-512",
-    "SHA2-512/224",
-    "SHA2-512/256",
-};
-#define NMD (sizeof(g_names) / sizeof(g_names[0]))
+#define g_names cpt_sha_names
+#define NMD CPT_NSHA
 
 static cpt_opts g_o;
 static cpt_env g_env;
@@ -67,13 +59,8 @@ static size_t mac(EVP_MAC *m, const char *md, const unsigned char *key, size_t k
     int ok = ctx != NULL && EVP_MAC_init(ctx, key, keylen, params);
 
     while (ok && off < len) {
-        size_t k = len - off;
+        size_t k = cpt_pick_chunk(r, len - off);
 
-        if (r != NULL) {
-            k = cpt_rng_pct(r, 50) ? (size_t)cpt_rng_below(r, 200)
-                                   : (size_t)cpt_rng_below(r, k + 1);
-            k = k > len - off ? len - off : k;
-        }
         ok = EVP_MAC_update(ctx, msg + off, k);
         off += k;
         if (ok && copy && dup == NULL && off >= len / 2) {
@@ -89,24 +76,14 @@ static size_t mac(EVP_MAC *m, const char *md, const unsigned char *key, size_t k
     return n;
 }
 
-static size_t pick_len(cpt_rng *r)
-{
-    unsigned p = (unsigned)cpt_rng_below(r, 100);
-
-    if (p < 50)
-        return (size_t)cpt_rng_below(r, 300);
-    if (p < 90)
-        return (size_t)cpt_rng_below(r, 40000);
-    return (size_t)cpt_rng_below(r, g_maxlen + 1);
-}
-
 static void test_differential(void)
 {
     cpt_rng r;
 
     cpt_rng_seed(&r, g_o.seed, 1);
     for (uint64_t it = 0; it < g_iters; it++) {
-        size_t i = it % NMD, len = pick_len(&r), keylen = (size_t)cpt_rng_below(&r, 300), wl, gl;
+        size_t i = it % NMD, len = cpt_pick_len(&r, 50, 90, 40000, g_maxlen),
+               keylen = (size_t)cpt_rng_below(&r, 300), wl, gl;
         unsigned char *msg = malloc(len + 1), key[300], want[64], got[64];
         int copy = cpt_rng_pct(&r, 25);
 
@@ -242,40 +219,37 @@ static int job_fn(void *arg)
     return j->n != 0;
 }
 
+static void job_make(void *job, int k, cpt_rng *r)
+{
+    struct job *jb = job;
+
+    jb->i = (size_t)k % NMD;
+    jb->len = 65536 + (size_t)cpt_rng_below(r, 40000); /* on the device */
+    jb->msg = malloc(jb->len);
+    cpt_rng_fill(r, jb->msg, jb->len);
+    cpt_rng_fill(r, jb->key, sizeof(jb->key));
+}
+
+static void job_check(void *job, int k)
+{
+    struct job *jb = job;
+    unsigned char want[64];
+    size_t wl =
+        mac(g_rm, g_names[jb->i], jb->key, sizeof(jb->key), jb->msg, jb->len, want, NULL, 0);
+
+    CPT_CHECK(jb->n == wl && memcmp(jb->out, want, wl) == 0,
+        "async job %d (HMAC-%s, %zu bytes) equals the default provider's", k, g_names[jb->i],
+        jb->len);
+    g_used[jb->i] = 1;
+    free(jb->msg);
+}
+
 static void test_async(void)
 {
-    enum { NJOBS = 64 };
-    struct job jobs[NJOBS];
-    void *args[NJOBS];
-    int results[NJOBS];
-    unsigned char paused[NJOBS];
-    cpt_jobs j;
-    cpt_rng r;
+    static const cpt_async_test t = { 64, sizeof(struct job), 4, "HMACs", job_make, job_fn,
+        job_check };
 
-    cpt_rng_seed(&r, g_o.seed, 4);
-    for (int k = 0; k < NJOBS; k++) {
-        jobs[k].i = (size_t)k % NMD;
-        jobs[k].len = 65536 + (size_t)cpt_rng_below(&r, 40000); /* on the device */
-        jobs[k].msg = malloc(jobs[k].len);
-        cpt_rng_fill(&r, jobs[k].msg, jobs[k].len);
-        cpt_rng_fill(&r, jobs[k].key, sizeof(jobs[k].key));
-        args[k] = &jobs[k];
-    }
-    cpt_jobs_check(&j, job_fn, args, NJOBS, g_o.seed, results, paused);
-    for (int k = 0; k < NJOBS; k++) {
-        unsigned char want[64];
-        size_t wl = mac(g_rm, g_names[jobs[k].i], jobs[k].key, sizeof(jobs[k].key), jobs[k].msg,
-            jobs[k].len, want, NULL, 0);
-
-        CPT_CHECK(jobs[k].n == wl && memcmp(jobs[k].out, want, wl) == 0,
-            "async job %d (HMAC-%s, %zu bytes) equals the default provider's", k,
-            g_names[jobs[k].i], jobs[k].len);
-        g_used[jobs[k].i] = 1;
-        free(jobs[k].msg);
-    }
-    if (strcmp(g_env.name, "default") != 0)
-        CPT_CHECK(j.tasks_paused > 0, "HMACs went asynchronous (%zu of %d jobs paused)",
-            j.tasks_paused, NJOBS);
+    cpt_async_run(&g_env, g_o.seed, &t);
 }
 
 /* Messages started on either path: the counters show both. */
@@ -301,11 +275,10 @@ static const cpt_named_test g_tests[] = {
 
 int main(int argc, char **argv)
 {
-    if (cpt_parse_harness_args(&g_o, argc, argv, &g_iters, &g_maxlen) != 0)
-        return 2;
-    if (!cpt_env_init(&g_env, &g_o))
-        return 1;
-    printf("mac_test: provider %s, seed %llu\n", g_env.name, (unsigned long long)g_o.seed);
+    int rc = cpt_harness_start("mac_test", &g_o, &g_env, argc, argv, &g_iters, &g_maxlen);
+
+    if (rc >= 0)
+        return rc;
     g_tm = fetch(0);
     g_rm = fetch(1);
     if (!CPT_CHECK(g_tm != NULL && g_rm != NULL, "HMAC is fetched from both providers"))

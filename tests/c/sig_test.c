@@ -372,16 +372,7 @@ static void test_async(void)
         RAND_bytes(args[i].msg, sizeof(args[i].msg));
         argv[i] = &args[i];
     }
-    j.fn = job_fn;
-    j.args = argv;
-    j.ntasks = (size_t)njobs;
-    j.max_inflight = (size_t)njobs;
-    j.spurious_pct = 20;
-    j.seed = 11;
-    j.timeout_s = 30;
-    j.results = results;
-    j.paused = paused;
-    CPT_CHECK(cpt_jobs_run(&j), "the ASYNC jobs ran to completion");
+    cpt_jobs_check_all(&j, job_fn, argv, (size_t)njobs, 11, results, paused);
     for (int i = 0; i < njobs; i++)
         CPT_CHECK(args[i].ok
                 && verify_msg(args[i].key, "SHA256", "provider=default", args[i].msg,
@@ -904,12 +895,7 @@ static int rsa_crypt(EVP_PKEY *k, const char *propq, int decrypt, int pad, const
         unsigned char *l = OPENSSL_memdup(label, labellen);
         ok = EVP_PKEY_CTX_set0_rsa_oaep_label(c, l, (int)labellen) > 0;
     }
-    ok = ok
-        && (decrypt ? EVP_PKEY_decrypt(c, out, outlen, in, inlen)
-                    : EVP_PKEY_encrypt(c, out, outlen, in, inlen))
-            > 0;
-    EVP_PKEY_CTX_free(c);
-    return ok;
+    return cpt_pkey_crypt_final(c, ok, decrypt, in, inlen, out, outlen);
 }
 
 static void test_rsa_encryption(void)

@@ -590,8 +590,6 @@ static void test_async(void)
     enum { NJOBS = 48 };
     struct job jobs[NJOBS];
     void *args[NJOBS];
-    int results[NJOBS];
-    unsigned char paused[NJOBS];
     cpt_jobs j;
     cpt_rng r;
     size_t ivl;
@@ -627,10 +625,7 @@ static void test_async(void)
             plain[i][k] = malloc(n + 1);
             memcpy(plain[i][k], jobs[i].bufs[k], n);
         }
-    cpt_jobs_check(&j, job_fn, args, NJOBS, g_o.seed, results, paused);
-    if (strcmp(g_env.name, "default") != 0)
-        CPT_CHECK(j.tasks_paused > 0, "sealing went asynchronous (%zu of %d jobs paused)",
-            j.tasks_paused, NJOBS);
+    cpt_jobs_check_async(&j, &g_env, job_fn, args, NJOBS, g_o.seed, "sealing", 1);
     /* The default provider opens what the jobs sealed, in a copy. */
     for (int i = 0; i < NJOBS; i++) {
         struct job *jb = &jobs[i];
@@ -656,7 +651,10 @@ static void test_async(void)
             g_algs[jb->ai].name, jb->version, jb->nrec);
         EVP_CIPHER_CTX_free(c);
     }
-    cpt_jobs_check(&j, open_job_fn, args, NJOBS, g_o.seed + 1, results, paused);
+    /* Records reach the device (and pause) only below the default
+     * threshold's reach: with CPTPROV_CPU_THRESHOLD set by the runs. */
+    cpt_jobs_check_async(&j, &g_env, open_job_fn, args, NJOBS, g_o.seed + 1, "opening",
+        getenv("CPTPROV_CPU_THRESHOLD") != NULL);
     for (int i = 0; i < NJOBS; i++) {
         struct job *jb = &jobs[i];
         int ok = jb->ok;
@@ -671,11 +669,11 @@ static void test_async(void)
         free(jb->plain);
         free(jb->plain_out);
     }
-    /* Records reach the device (and pause) only below the default
-     * threshold's reach: with CPTPROV_CPU_THRESHOLD set by the runs. */
-    if (strcmp(g_env.name, "default") != 0 && getenv("CPTPROV_CPU_THRESHOLD") != NULL)
-        CPT_CHECK(j.tasks_paused > 0, "opening went asynchronous (%zu of %d jobs paused)",
-            j.tasks_paused, NJOBS);
+}
+
+static const char *alg_name(size_t i)
+{
+    return g_algs[i].name;
 }
 
 static void test_stats(void)
@@ -695,25 +693,12 @@ static const cpt_named_test g_tests[] = {
 
 int main(int argc, char **argv)
 {
-    if (cpt_parse_harness_args(&g_o, argc, argv, &g_iters, &g_maxlen) != 0)
-        return 2;
+    int rc = cpt_harness_start("stitched_test", &g_o, &g_env, argc, argv, &g_iters, &g_maxlen);
+
+    if (rc >= 0)
+        return rc;
     if (g_maxlen > 65535 - 256)
         g_maxlen = 65535 - 256; /* a record's length is 16 bits */
-    if (!cpt_env_init(&g_env, &g_o))
-        return 1;
-    printf("stitched_test: provider %s, seed %llu\n", g_env.name, (unsigned long long)g_o.seed);
-    for (size_t i = 0; i < NALG; i++) {
-        g_tc[i] = cpt_fetch_cipher(&g_env, 0, g_algs[i].name);
-        g_rc[i] = cpt_fetch_cipher(&g_env, 1, g_algs[i].name);
-        if (!CPT_CHECK(g_tc[i] != NULL && g_rc[i] != NULL, "%s is fetched from both providers",
-                g_algs[i].name))
-            return cpt_finish();
-    }
-    cpt_run_tests(&g_o, g_tests, sizeof(g_tests) / sizeof(g_tests[0]));
-    for (size_t i = 0; i < NALG; i++) {
-        EVP_CIPHER_free(g_tc[i]);
-        EVP_CIPHER_free(g_rc[i]);
-    }
-    cpt_env_free(&g_env);
-    return cpt_finish();
+    return cpt_run_cipher_tests(&g_o, &g_env, g_tc, g_rc, NALG, alg_name, g_tests,
+        sizeof(g_tests) / sizeof(g_tests[0]));
 }

@@ -48,18 +48,6 @@ static uint64_t g_iters = 300;
 static size_t g_maxlen = 1 << 20;
 static const char *g_argv0;
 
-/* A message length: mostly short, sometimes a record, rarely up to maxlen. */
-static size_t pick_len(cpt_rng *r)
-{
-    unsigned p = (unsigned)cpt_rng_below(r, 100);
-
-    if (p < 55)
-        return (size_t)cpt_rng_below(r, 300);
-    if (p < 90)
-        return (size_t)cpt_rng_below(r, 20000);
-    return (size_t)cpt_rng_below(r, g_maxlen + 1);
-}
-
 /*
  * Runs a whole message through `c`: init, updates of random sizes (0 to
  * the rest, often block multiples, with split == 0 a single update),
@@ -106,7 +94,7 @@ static void test_differential(void)
         size_t ai = it % NALG;
         const struct alg *a = &g_algs[ai];
         int pad = a->padded && cpt_rng_pct(&r, 70);
-        size_t len = pick_len(&r), rl, tl, pl;
+        size_t len = cpt_pick_len(&r, 55, 90, 20000, g_maxlen), rl, tl, pl;
         unsigned char key[32], iv[16];
         unsigned char *msg, *ref, *ct, *pt;
 
@@ -637,48 +625,42 @@ static int job_fn(void *arg)
     return j->ok;
 }
 
+static void job_make(void *job, int k, cpt_rng *r)
+{
+    struct job *jb = job;
+
+    jb->ai = (size_t)k % NALG;
+    jb->len = (size_t)cpt_rng_below(r, 40000);
+    cpt_rng_fill(r, jb->key, sizeof(jb->key));
+    cpt_rng_fill(r, jb->iv, sizeof(jb->iv));
+    jb->in = malloc(jb->len + 1);
+    jb->out = malloc(jb->len + 32);
+    cpt_rng_fill(r, jb->in, jb->len);
+}
+
+static void job_check(void *job, int k)
+{
+    struct job *jb = job;
+    unsigned char *ref = malloc(jb->len + 32);
+    size_t rl;
+
+    CPT_CHECK(jb->ok
+            && crypt_msg(g_rc[jb->ai], 1, 1, jb->key, jb->iv, jb->in, jb->len, ref, &rl, NULL)
+            && rl == jb->outl && memcmp(ref, jb->out, rl) == 0,
+        "async job %d (%s, %zu bytes) equals the default provider's", k, g_algs[jb->ai].name,
+        jb->len);
+    g_used[jb->ai] = 1;
+    free(ref);
+    free(jb->in);
+    free(jb->out);
+}
+
 static void test_async(void)
 {
-    enum { NJOBS = 64 };
-    struct job jobs[NJOBS];
-    void *args[NJOBS];
-    int results[NJOBS];
-    unsigned char paused[NJOBS];
-    cpt_jobs j;
-    cpt_rng r;
+    static const cpt_async_test t = { 64, sizeof(struct job), 4, "operations", job_make, job_fn,
+        job_check };
 
-    cpt_rng_seed(&r, g_o.seed, 4);
-    for (int i = 0; i < NJOBS; i++) {
-        struct job *jb = &jobs[i];
-
-        jb->ai = (size_t)i % NALG;
-        jb->len = (size_t)cpt_rng_below(&r, 40000);
-        cpt_rng_fill(&r, jb->key, sizeof(jb->key));
-        cpt_rng_fill(&r, jb->iv, sizeof(jb->iv));
-        jb->in = malloc(jb->len + 1);
-        jb->out = malloc(jb->len + 32);
-        cpt_rng_fill(&r, jb->in, jb->len);
-        args[i] = jb;
-    }
-    cpt_jobs_check(&j, job_fn, args, NJOBS, g_o.seed, results, paused);
-    for (int i = 0; i < NJOBS; i++) {
-        struct job *jb = &jobs[i];
-        unsigned char *ref = malloc(jb->len + 32);
-        size_t rl;
-
-        CPT_CHECK(jb->ok
-                && crypt_msg(g_rc[jb->ai], 1, 1, jb->key, jb->iv, jb->in, jb->len, ref, &rl, NULL)
-                && rl == jb->outl && memcmp(ref, jb->out, rl) == 0,
-            "async job %d (%s, %zu bytes) equals the default provider's", i, g_algs[jb->ai].name,
-            jb->len);
-        g_used[jb->ai] = 1;
-        free(ref);
-        free(jb->in);
-        free(jb->out);
-    }
-    if (strcmp(g_env.name, "default") != 0)
-        CPT_CHECK(j.tasks_paused > 0, "operations went asynchronous (%zu of %d jobs paused)",
-            j.tasks_paused, NJOBS);
+    cpt_async_run(&g_env, g_o.seed, &t);
 }
 
 /* The counters show every algorithm used on the device and on the CPU path. */
@@ -702,26 +684,18 @@ static const cpt_named_test g_tests[] = {
     { "stats", test_stats },
 };
 
+static const char *alg_name(size_t i)
+{
+    return g_algs[i].name;
+}
+
 int main(int argc, char **argv)
 {
+    int rc = cpt_harness_start("sym_test", &g_o, &g_env, argc, argv, &g_iters, &g_maxlen);
+
     g_argv0 = argv[0];
-    if (cpt_parse_harness_args(&g_o, argc, argv, &g_iters, &g_maxlen) != 0)
-        return 2;
-    if (!cpt_env_init(&g_env, &g_o))
-        return 1;
-    printf("sym_test: provider %s, seed %llu\n", g_env.name, (unsigned long long)g_o.seed);
-    for (size_t i = 0; i < NALG; i++) {
-        g_tc[i] = cpt_fetch_cipher(&g_env, 0, g_algs[i].name);
-        g_rc[i] = cpt_fetch_cipher(&g_env, 1, g_algs[i].name);
-        if (!CPT_CHECK(g_tc[i] != NULL && g_rc[i] != NULL, "%s is fetched from both providers",
-                g_algs[i].name))
-            return cpt_finish();
-    }
-    cpt_run_tests(&g_o, g_tests, sizeof(g_tests) / sizeof(g_tests[0]));
-    for (size_t i = 0; i < NALG; i++) {
-        EVP_CIPHER_free(g_tc[i]);
-        EVP_CIPHER_free(g_rc[i]);
-    }
-    cpt_env_free(&g_env);
-    return cpt_finish();
+    if (rc >= 0)
+        return rc;
+    return cpt_run_cipher_tests(&g_o, &g_env, g_tc, g_rc, NALG, alg_name, g_tests,
+        sizeof(g_tests) / sizeof(g_tests[0]));
 }

@@ -15,28 +15,7 @@ set -u
 
 cpt_script_args "$@"
 cpt_require_build
-PATH=$PATH:/usr/sbin
-for tool in haproxy curl h2load; do
-    if ! command -v "$tool" >/dev/null; then
-        cpt_fail setup "$tool is not installed (tests/deps.sh installs haproxy, curl and nghttp2-client)"
-        cpt_finish
-        exit 1
-    fi
-done
-
-cpt_mktemp_dir T cpt-haproxy
-chmod 755 "$T"
-STATS=$T/stats WWW=$T/www LOGS=$T/logs
-mkdir -p "$STATS" "$WWW" "$LOGS"
-chmod 777 "$STATS"
-CONF=$T/openssl.cnf
-cpt_write_config "$CONF" "$STATS" "?provider=cptprov"
-
-cpt_tls_server_setup "$T" "$WWW" || {
-    cpt_fail setup "cannot make the certificates"
-    cpt_finish
-    exit 1
-}
+cpt_server_test_setup haproxy cpt-haproxy
 
 # The backend: a plain HTTP file server.
 BPORT=$(cpt_free_port)
@@ -86,9 +65,7 @@ cpt_on_exit stop_haproxy
 
 if ! OPENSSL_CONF=$CONF timeout 20 haproxy -W -D -f "$T/haproxy.cfg" >"$LOGS/start.log" 2>&1; then
     sed 's/^/    /' "$LOGS/start.log" | tail -20
-    cpt_fail start "haproxy did not start"
-    cpt_finish
-    exit 1
+    cpt_abort start "haproxy did not start"
 fi
 for _ in $(seq 50); do
     [ -n "$(workers)" ] && break
@@ -162,25 +139,16 @@ fi
 # A reload (SIGUSR2 to the master) under load: no request may fail; the
 # old worker finishes its connections and goes.
 OLD=$(workers | tr '\n' ' ')
-timeout 60 h2load -n 3000 -c 8 -m 1 --h1 "https://127.0.0.1:$PORT/f1024" >"$LOGS/h2load.log" 2>&1 &
-H2=$!
-sleep 1
-kill -USR2 "$MASTER"
-wait $H2
+res=$(cpt_h2load_signal "$PORT" "$LOGS/h2load.log" USR2 "$MASTER")
 rc=$?
 gone=1
-for p in $OLD; do
-    cpt_wait_pid "$p" 15 || gone=0
-done
-res=$(sed -n 's/.*requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\1 \2/p' "$LOGS/h2load.log")
+cpt_wait_pids 15 "$OLD" || gone=0
 # On SIGUSR2 the old worker would close its idle keep-alive connections
 # under h2load's next requests (haproxy's own drop, 0 to 182 of 3000
 # measured with and without cptprov); option idle-close-on-response makes it
 # answer them with Connection: close instead, so no request may fail. A
 # crash would leave no worker (exit-on-failure) and fail the check too.
-failed=${res#* }
-if [ $rc = 0 ] && [ -n "$res" ] && [ "${res% *}" = 3000 ] && [ "$failed" = 0 ] &&
-    [ $gone = 1 ] && [ -n "$(workers)" ]; then
+if cpt_h2load_clean $rc "$res" && [ $gone = 1 ] && [ -n "$(workers)" ]; then
     cpt_pass reload "3000 requests through a reload, none failed; the old worker exited"
 else
     cpt_fail reload "h2load rc $rc (succeeded failed: $res), old worker gone: $gone, workers now: $(workers | tr '\n' ' ')"
@@ -188,12 +156,8 @@ else
 fi
 
 # Stop: the master and its worker exit.
-WORKERS=$(workers)
-kill -TERM "$MASTER"
 left=0
-for p in $MASTER $WORKERS; do
-    cpt_wait_pid "$p" 15 || left=1
-done
+cpt_kill_wait TERM "$MASTER" 15 "$(workers)" || left=1
 if [ $left = 0 ]; then
     cpt_pass stop "master and worker exited"
 else

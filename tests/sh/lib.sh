@@ -17,10 +17,16 @@
 #   cpt_stats_show DIR PID            one-line summary of a process's statistics
 #   cpt_pass NAME [detail] / cpt_fail NAME [detail]   counting + one line
 #   cpt_finish                        prints "N passed, N failed", returns rc
+#   cpt_abort NAME [detail]           cpt_fail, cpt_finish and exit 1
 #   cpt_run_pid PIDFILE TIMEOUT CMD...  runs CMD under timeout, writing the
 #                                     pid CMD itself runs as to PIDFILE
 #   cpt_wait_pid PID SECS             waits for a (non-child) pid to vanish
+#   cpt_wait_pids SECS "PIDS"         cpt_wait_pid for each of them
 #   cpt_tls_server_setup DIR WWW      certificates and files for the server tests
+#   cpt_server_test_setup SERVER PREFIX   a server test's tools, dirs, config, files
+#   cpt_h2load_signal PORT LOG SIG PID    h2load while PID gets SIG
+#   cpt_h2load_clean RC "RESULT"          all of cpt_h2load_signal's requests succeeded
+#   cpt_kill_wait SIG PID SECS "PIDS"     signals PID, waits for it and PIDS
 #   cpt_tls_fetch_suites PORT DIR WWW LOGS   curl over every server-test suite
 #
 # Everything is bounded: no helper waits longer than it is told.
@@ -219,6 +225,13 @@ cpt_finish() {
     [ "$CPT_FAILED" -eq 0 ] && [ "$CPT_PASSED" -gt 0 ]
 }
 
+# cpt_abort NAME [DETAIL]: a failure after which the test cannot go on.
+cpt_abort() {
+    cpt_fail "$@"
+    cpt_finish
+    exit 1
+}
+
 # cpt_run_pid PIDFILE SECS CMD [ARGS...]: runs CMD under `timeout SECS`
 # (TERM, then KILL 2 s later) such that the pid CMD runs as (not timeout's)
 # is written to PIDFILE before CMD starts.  Returns CMD's status (124 on
@@ -241,6 +254,16 @@ cpt_wait_pid() {
         sleep 0.05
     done
     return 0
+}
+
+# cpt_wait_pids SECS "PID...": cpt_wait_pid for each, one after the other;
+# 0 when every one exited.
+cpt_wait_pids() {
+    local p rc=0
+    for p in $2; do
+        cpt_wait_pid "$p" "$1" || rc=1
+    done
+    return $rc
 }
 
 # cpt_wait_file_grep FILE PATTERN SECS: waits until FILE contains PATTERN.
@@ -307,6 +330,56 @@ cpt_tls_server_setup() {
     for n in 1024 65536 1048576; do
         head -c "$n" /dev/urandom >"$www/f$n"
     done
+}
+
+# cpt_server_test_setup SERVER PREFIX: a server test's start: SERVER, curl
+# and h2load installed (else an abort), a temp dir T (PREFIX) with STATS
+# (writable by the workers), WWW and LOGS, CONF an openssl.cnf enabling
+# cptprov for every fetch, and cpt_tls_server_setup's certificates and files.
+cpt_server_test_setup() {
+    local tool
+    PATH=$PATH:/usr/sbin
+    for tool in "$1" curl h2load; do
+        if ! command -v "$tool" >/dev/null; then
+            cpt_abort setup "$tool is not installed (tests/deps.sh installs $1, curl and nghttp2-client)"
+        fi
+    done
+    cpt_mktemp_dir T "$2"
+    chmod 755 "$T"
+    STATS=$T/stats WWW=$T/www LOGS=$T/logs
+    mkdir -p "$STATS" "$WWW" "$LOGS"
+    chmod 777 "$STATS"
+    CONF=$T/openssl.cnf
+    cpt_write_config "$CONF" "$STATS" "?provider=cptprov"
+    cpt_tls_server_setup "$T" "$WWW" || cpt_abort setup "cannot make the certificates"
+}
+
+# cpt_h2load_signal PORT LOG SIG PID: h2load's 3000 requests (8 clients,
+# new connections) to PORT, with SIG sent to PID a second in; prints
+# "succeeded failed" from its LOG and returns its status.
+cpt_h2load_signal() {
+    local h2 rc
+    timeout 60 h2load -n 3000 -c 8 -m 1 --h1 "https://127.0.0.1:$1/f1024" >"$2" 2>&1 &
+    h2=$!
+    sleep 1
+    kill "-$3" "$4"
+    wait $h2
+    rc=$?
+    sed -n 's/.*requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\1 \2/p' "$2"
+    return $rc
+}
+
+# cpt_h2load_clean RC "SUCCEEDED FAILED": cpt_h2load_signal's status and
+# output say every request succeeded.
+cpt_h2load_clean() {
+    [ "$1" = 0 ] && [ "${2% *}" = 3000 ] && [ "${2#* }" = 0 ]
+}
+
+# cpt_kill_wait SIG PID SECS "PIDS": sends SIG to PID, then waits up to SECS
+# for PID and each of PIDS to exit; 0 when every one did.
+cpt_kill_wait() {
+    kill "-$1" "$2"
+    cpt_wait_pids "$3" "$2 $4"
 }
 
 # _cpt_tls_fetch NAME PORT DIR WWW LOGS CURL_ARGS...: every file over a new

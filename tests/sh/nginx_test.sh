@@ -16,28 +16,8 @@ set -u
 
 cpt_script_args "$@"
 cpt_require_build
-PATH=$PATH:/usr/sbin
-for tool in nginx curl h2load; do
-    if ! command -v "$tool" >/dev/null; then
-        cpt_fail setup "$tool is not installed (tests/deps.sh installs nginx, curl and nghttp2-client)"
-        cpt_finish
-        exit 1
-    fi
-done
-
-cpt_mktemp_dir T cpt-nginx
-chmod 755 "$T"
-STATS=$T/stats WWW=$T/www LOGS=$T/logs
-mkdir -p "$STATS" "$WWW" "$LOGS" "$T/tmp"
-chmod 777 "$STATS"
-CONF=$T/openssl.cnf
-cpt_write_config "$CONF" "$STATS" "?provider=cptprov"
-
-cpt_tls_server_setup "$T" "$WWW" || {
-    cpt_fail setup "cannot make the certificates"
-    cpt_finish
-    exit 1
-}
+cpt_server_test_setup nginx cpt-nginx
+mkdir -p "$T/tmp"
 
 PORT=$(cpt_free_port)
 # OpenSSL 3.5's hybrid groups first where it has them.
@@ -90,9 +70,7 @@ cpt_on_exit stop_nginx
 
 if ! OPENSSL_CONF=$CONF timeout 20 nginx -c "$T/nginx.conf" -p "$T" >"$LOGS/start.log" 2>&1; then
     sed 's/^/    /' "$LOGS/start.log" "$LOGS/error.log" 2>/dev/null | tail -20
-    cpt_fail start "nginx did not start"
-    cpt_finish
-    exit 1
+    cpt_abort start "nginx did not start"
 fi
 for _ in $(seq 50); do
     [ "$(nginx_pids | wc -l)" -ge 2 ] && break
@@ -196,19 +174,11 @@ fi
 # A reload under load: h2load keeps requesting (new connections) while the
 # master gets SIGHUP; nothing may fail, the old workers must go.
 OLD=$(nginx_pids | tr '\n' ' ')
-timeout 60 h2load -n 3000 -c 8 -m 1 --h1 "https://127.0.0.1:$PORT/f1024" >"$LOGS/h2load.log" 2>&1 &
-H2=$!
-sleep 1
-kill -HUP "$MASTER"
-wait $H2
+succeeded=$(cpt_h2load_signal "$PORT" "$LOGS/h2load.log" HUP "$MASTER")
 rc=$?
 gone=1
-for p in $OLD; do
-    cpt_wait_pid "$p" 10 || gone=0
-done
-succeeded=$(sed -n 's/.*requests: .* \([0-9]*\) succeeded, \([0-9]*\) failed.*/\1 \2/p' "$LOGS/h2load.log")
-if [ $rc = 0 ] && [ "${succeeded#* }" = 0 ] && [ "${succeeded% *}" = 3000 ] && [ $gone = 1 ] &&
-    [ "$(nginx_pids | wc -l)" = 2 ]; then
+cpt_wait_pids 10 "$OLD" || gone=0
+if cpt_h2load_clean $rc "$succeeded" && [ $gone = 1 ] && [ "$(nginx_pids | wc -l)" = 2 ]; then
     cpt_pass reload "3000 requests through a reload, none failed; the old workers exited"
 else
     cpt_fail reload "h2load rc $rc (succeeded/failed: $succeeded), old workers gone: $gone, workers now: $(nginx_pids | tr '\n' ' ')"
@@ -217,12 +187,8 @@ fi
 
 # Graceful quit: the master and every worker exit, and no core or crash
 # shows in the error log.
-WORKERS=$(nginx_pids)
-kill -QUIT "$MASTER"
 left=0
-for p in $MASTER $WORKERS; do
-    cpt_wait_pid "$p" 15 || left=1
-done
+cpt_kill_wait QUIT "$MASTER" 15 "$(nginx_pids)" || left=1
 if [ $left = 0 ] && ! grep -qE 'signal (6|11)|core dumped|exited on signal' "$LOGS/error.log"; then
     cpt_pass quit "master and workers exited"
 else
