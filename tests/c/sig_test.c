@@ -366,22 +366,26 @@ static void test_async(void)
     unsigned char *paused = calloc((size_t)njobs, 1);
     EVP_PKEY *k = keygen("P-256", "provider=cptprov"), *rk = rsa_keygen(2048, "provider=cptprov");
     cpt_jobs j = { 0 };
+    int round = 0;
 
     for (int i = 0; i < njobs; i++) {
         args[i].key = i % 2 ? rk : k;
         RAND_bytes(args[i].msg, sizeof(args[i].msg));
         argv[i] = &args[i];
     }
-    cpt_jobs_check_all(&j, job_fn, argv, (size_t)njobs, 11, results, paused);
-    for (int i = 0; i < njobs; i++)
-        CPT_CHECK(args[i].ok
-                && verify_msg(args[i].key, "SHA256", "provider=default", args[i].msg,
-                    sizeof(args[i].msg), 0, args[i].sig, args[i].siglen)
-                && verify_msg(args[i].key, "SHA256", "provider=cptprov", args[i].msg,
-                    sizeof(args[i].msg), 0, args[i].sig, args[i].siglen),
-            "async job %d: the signature verifies with both providers", i);
-    CPT_CHECK(j.tasks_paused > 0, "signatures went asynchronous (%zu of %d paused)", j.tasks_paused,
-        njobs);
+    do {
+        round++;
+        cpt_jobs_check_all(&j, job_fn, argv, (size_t)njobs, 11 + (uint64_t)round - 1, results,
+            paused);
+        for (int i = 0; i < njobs; i++)
+            CPT_CHECK(args[i].ok
+                    && verify_msg(args[i].key, "SHA256", "provider=default", args[i].msg,
+                        sizeof(args[i].msg), 0, args[i].sig, args[i].siglen)
+                    && verify_msg(args[i].key, "SHA256", "provider=cptprov", args[i].msg,
+                        sizeof(args[i].msg), 0, args[i].sig, args[i].siglen),
+                "async job %d: the signature verifies with both providers", i);
+    } while (cpt_async_retry("cptprov", j.tasks_paused, round));
+    cpt_check_paused("cptprov", "signatures", j.tasks_paused, (size_t)njobs, round);
     EVP_PKEY_free(k);
     EVP_PKEY_free(rk);
     free(args);
