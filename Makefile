@@ -13,6 +13,8 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 CPPFLAGS += -D_GNU_SOURCE
 BUILD   := build
+# the dpdk backend's shim, where pkg-config finds libdpdk (see its rule)
+DPDK_SHIM := $(if $(shell pkg-config --exists libdpdk 2>/dev/null && echo y),$(BUILD)/libcptdpdk.so)
 MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\(.*\)"/\1/p')
 
 PROV_SRC := $(wildcard provider/*.c)
@@ -24,7 +26,7 @@ TEST_CC   = $(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/c -o $@ $< test
 
 .PHONY: all test test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet lint fmt clean fuzz-long
 
-all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(BUILD)/cptstat
+all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(BUILD)/cptstat $(DPDK_SHIM)
 
 $(BUILD):
 	mkdir -p $(BUILD)
@@ -53,6 +55,14 @@ $(BUILD)/libcptgo.so $(BUILD)/libcptgo.h &: $(GO_SRC) provider/cptabi.h provider
 	CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -DCPT_ABI_HASH=$$(cat provider/cptabi.h provider/algorithms.def provider/reasons.def | sha256sum | cut -c1-16)" \
 	$(GO) build -buildmode=c-shared -trimpath \
 		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic"' -o $(BUILD)/libcptgo.so ./provider/golib
+
+# The dpdk backend's shim over DPDK's cryptodev library, built where
+# pkg-config finds libdpdk (tests/deps.sh installs it); the Go half loads it
+# with dlopen only for backend = dpdk, so neither half links DPDK. Without
+# it, backend = dpdk refuses activation and says why.
+$(BUILD)/libcptdpdk.so: dpdk/shim/cptdpdk.c dpdk/shim/cptdpdk.h | $(BUILD)
+	$(CC) -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -shared -o $@ $< \
+		$$(pkg-config --cflags libdpdk) $$(pkg-config --libs libdpdk) -lpthread
 
 # Go's copy of the algorithm list, committed (dispatch's tests fail when it
 # is out of date with the list).
@@ -138,7 +148,7 @@ fuzz-long: all
 install: all
 	@test -n "$(MODULESDIR)" || { echo "cannot find OpenSSL's module directory (openssl version -m)"; exit 1; }
 	install -d $(DESTDIR)$(MODULESDIR)
-	install -m 0755 $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(DESTDIR)$(MODULESDIR)/
+	install -m 0755 $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(DPDK_SHIM) $(DESTDIR)$(MODULESDIR)/
 
 # The report: cptprov against the default provider, tables and charts in
 # bench/results/<date>-<host>/ (about 30 minutes).

@@ -4,6 +4,8 @@ package cptdrv
 
 import (
 	"fmt"
+
+	"cptprov/internal/cptlog"
 	"sort"
 	"strings"
 	"sync"
@@ -64,6 +66,17 @@ type DeviceStats struct {
 	Faults   uint64 // faults injected
 	Stalled  uint64 // instructions swallowed by a stall fault
 	Resets   uint64 // device resets
+	// Software counts instructions the backend computed on the CPU
+	// because no device of it offers them (the dpdk backend's CPU path).
+	Software uint64
+	// Extra are the backend's own counters, in a fixed order.
+	Extra []Count
+}
+
+// Count is one named counter of a backend.
+type Count struct {
+	Name  string
+	Value uint64
 }
 
 // BackendConfig is what the provider's configuration says of the device.
@@ -76,6 +89,21 @@ type BackendConfig struct {
 	Spin time.Duration
 	// Faults is a fault-injection plan for tests ("": none).
 	Faults string
+
+	// For backends over a device runtime (dpdk): the backend's C shim,
+	// the runtime's arguments ("": the backend's default), the devices to
+	// use in order (none: all it finds), queue pairs per device and their
+	// depth (0: the backend's defaults).
+	Shim       string
+	Args       string
+	Devices    []string
+	QueuePairs int
+	QueueDepth int
+
+	// LogLevel is the provider's log level; Log writes a line to its log
+	// (nil: the backend logs nothing).
+	LogLevel cptlog.Level
+	Log      func(level cptlog.Level, msg string)
 }
 
 // A BackendFactory builds a device from the configuration. Each backend

@@ -183,6 +183,12 @@ func (c *aeadCore) update(env *Env, a aeadAlg, out unsafe.Pointer, outsize int, 
 	if a.peekFirst && c.dataSeen {
 		flags = 0
 	}
+	if !c.enc && !c.dataSeen {
+		// The message's tag, when the caller set it before the data (TLS
+		// 1.3 does): a device whose operations are whole messages checks
+		// it with the first data (the dpdk backend); the others ignore it.
+		c.dev.Tag, c.dev.TagLen = c.sh.Tag, c.sh.TagLen
+	}
 	inst := c.instruction(a, flags)
 	c.dataSeen = true
 	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)

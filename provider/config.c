@@ -7,7 +7,9 @@
  * what is accepted. A few environment variables override keys for tests.
  */
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -64,6 +66,8 @@ enum kind {
     K_BACKEND, /* the device behind the queues */
     K_NOTIFY, /* how an asynchronous job learns its operation is done */
     K_ALGORITHMS, /* the algorithms to offer (algset.c) */
+    K_ARGS, /* a command line: printable, at most CPT_DPDK_ARGS_MAX bytes */
+    K_DEVICES, /* device names or PCI addresses, separated by commas or blanks */
 };
 
 /* The keys that are not thresholds, in the order of config_value. */
@@ -84,6 +88,10 @@ enum {
     C_BACKEND,
     C_ASYNC_NOTIFY,
     C_ALGORITHMS,
+    C_DPDK_EAL_ARGS,
+    C_DPDK_DEVICES,
+    C_DPDK_QUEUE_PAIRS,
+    C_DPDK_QUEUE_DEPTH,
     NKEYS
 };
 
@@ -108,7 +116,18 @@ static const struct key {
     [C_BACKEND] = { "backend", NULL, K_BACKEND, 0, 0 },
     [C_ASYNC_NOTIFY] = { "async_notify", "CPTPROV_ASYNC_NOTIFY", K_NOTIFY, 0, 0 },
     [C_ALGORITHMS] = { "algorithms", NULL, K_ALGORITHMS, 0, 0 },
+    [C_DPDK_EAL_ARGS] = { "dpdk_eal_args", NULL, K_ARGS, 0, 0 },
+    [C_DPDK_DEVICES] = { "dpdk_devices", NULL, K_DEVICES, 0, 0 },
+    [C_DPDK_QUEUE_PAIRS] = { "dpdk_queue_pairs", NULL, K_COUNT, 1, 64 },
+    [C_DPDK_QUEUE_DEPTH] = { "dpdk_queue_depth", NULL, K_COUNT, 16, 8192 },
 };
+
+/* The keys that only the dpdk backend reads. */
+static int dpdk_key(size_t i)
+{
+    return i == C_DPDK_EAL_ARGS || i == C_DPDK_DEVICES || i == C_DPDK_QUEUE_PAIRS
+        || i == C_DPDK_QUEUE_DEPTH;
+}
 
 static const char *const levels[] = { "debug", "info", "warn", "error", "off" };
 /* The first is the default. */
@@ -239,6 +258,44 @@ static int faults_ok(const char *plan)
     return ok && rules > 0;
 }
 
+/* A command line for the device runtime: printable, no quoting. */
+static int args_ok(const char *v)
+{
+    size_t n = strlen(v);
+
+    if (n == 0 || n > CPT_DPDK_ARGS_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isprint((unsigned char)v[i]) || v[i] == '"' || v[i] == '\\' || v[i] == '\'')
+            return 0;
+    return 1;
+}
+
+/* Device names: [A-Za-z0-9_.:-]+, separated by commas or blanks. */
+static int devices_ok(const char *v)
+{
+    int count = 0, in = 0;
+    size_t len = 0;
+
+    for (const char *c = v;; c++) {
+        if (*c != '\0' && (isalnum((unsigned char)*c) || strchr("_.:-", *c) != NULL)) {
+            if (!in)
+                count++;
+            in = 1;
+            if (++len >= CPT_DPDK_NAME_MAX)
+                return 0;
+            continue;
+        }
+        if (*c != '\0' && *c != ',' && *c != ' ' && *c != '\t')
+            return 0;
+        in = 0;
+        len = 0;
+        if (*c == '\0')
+            break;
+    }
+    return count > 0 && count <= CPT_DPDK_DEVICES_MAX;
+}
+
 /* Checks value v of key k; a count goes to *n. */
 /* stderr, syslog, or a file in an existing directory. */
 static int log_file_ok(const char *v)
@@ -325,6 +382,21 @@ static int check(struct cptprov_ctx *p, const struct key *k, const char *name, c
             "keys every, rate, seed, skip, limit, delay, op");
     case K_ALGORITHMS:
         return 1; /* checked as it is applied: choose_algorithms */
+    case K_ARGS:
+        if (args_ok(v))
+            return 1;
+        snprintf(range, sizeof(range),
+            "use DPDK EAL arguments separated by blanks, printable, at most %d bytes",
+            CPT_DPDK_ARGS_MAX);
+        return bad(p, name, v, range);
+    case K_DEVICES:
+        if (devices_ok(v))
+            return 1;
+        snprintf(range, sizeof(range),
+            "use cryptodev names (crypto_aesni_gcm0) or PCI addresses (0002:20:00.1), at most "
+            "%d, separated by commas or blanks",
+            CPT_DPDK_DEVICES_MAX);
+        return bad(p, name, v, range);
     }
     return 0;
 }
@@ -401,7 +473,8 @@ static int check_unknown_keys(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *han
                     "async_notify, stats_dir, engines, "
                     "ring_depth, engine_spin_us, cpu_threshold, cpu_threshold_<family>, fallback, "
                     "request_timeout_ms, retries, breaker_threshold, breaker_cooldown_ms, "
-                    "log_level, log_file, faults)",
+                    "log_level, log_file, faults, dpdk_eal_args, dpdk_devices, "
+                    "dpdk_queue_pairs, dpdk_queue_depth)",
                     v->name, v->value, mine, file);
                 ok = 0;
             }
@@ -442,6 +515,10 @@ static const struct {
     { "log_level", offsetof(struct cpt_config, log_level), P_LEVEL },
     { "log_file", offsetof(struct cpt_config, log_file), P_STR },
     { "stats_dir", offsetof(struct cpt_config, stats_dir), P_STR },
+    { "dpdk_eal_args", offsetof(struct cpt_config, dpdk_eal_args), P_STR },
+    { "dpdk_devices", offsetof(struct cpt_config, dpdk_devices), P_STR },
+    { "dpdk_queue_pairs", offsetof(struct cpt_config, dpdk_queue_pairs), P_INT },
+    { "dpdk_queue_depth", offsetof(struct cpt_config, dpdk_queue_depth), P_INT },
 };
 #define NPROCESS_KEYS (sizeof(process_keys) / sizeof(process_keys[0]))
 
@@ -532,6 +609,47 @@ static int same_process_config(struct cptprov_ctx *p, int notify)
     return ok;
 }
 
+/*
+ * The dpdk backend's keys, and its shim: libcptdpdk.so beside the Go half,
+ * built only where DPDK was found at build time. Both are checked here,
+ * before any Go or DPDK runs, so that a section that cannot work refuses
+ * activation with the reason instead of failing at the first operation.
+ */
+static int backend_ready(struct cptprov_ctx *p, char *const *val, const long *n)
+{
+    int dpdk = strcmp(p->cfg.backend, "dpdk") == 0;
+    char dir[PATH_MAX], path[PATH_MAX + 32];
+    const char *golib = getenv("CPTPROV_GOLIB"), *slash;
+
+    for (size_t i = 0; i < NKEYS; i++)
+        if (dpdk_key(i) && val[i] != NULL && !dpdk)
+            return bad(p, keys[i].name, val[i], "it applies to backend = dpdk only");
+    if (!dpdk)
+        return 1;
+    if (golib != NULL && golib[0] != '\0' && (slash = strrchr(golib, '/')) != NULL)
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - golib), golib);
+    else if (!cptprov_module_dir(dir, sizeof(dir)))
+        return refuse(p, "cptprov: backend = dpdk: cannot find the provider module's directory");
+    snprintf(path, sizeof(path), "%s/libcptdpdk.so", dir);
+    if (access(path, R_OK) != 0)
+        return refuse(p,
+            "cptprov: backend = dpdk: %s: %s (this cptprov was built without DPDK: install "
+            "libdpdk-dev, so that pkg-config finds libdpdk, and rebuild)",
+            path, strerror(errno));
+    if ((p->dpdk_shim = OPENSSL_strdup(path)) == NULL
+        || (val[C_DPDK_EAL_ARGS] != NULL
+            && (p->dpdk_eal_args = OPENSSL_strdup(val[C_DPDK_EAL_ARGS])) == NULL)
+        || (val[C_DPDK_DEVICES] != NULL
+            && (p->dpdk_devices = OPENSSL_strdup(val[C_DPDK_DEVICES])) == NULL))
+        return 0;
+    p->cfg.dpdk_shim = p->dpdk_shim;
+    p->cfg.dpdk_eal_args = p->dpdk_eal_args;
+    p->cfg.dpdk_devices = p->dpdk_devices;
+    p->cfg.dpdk_queue_pairs = (int)n[C_DPDK_QUEUE_PAIRS];
+    p->cfg.dpdk_queue_depth = (int)n[C_DPDK_QUEUE_DEPTH];
+    return 1;
+}
+
 static int config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
 {
     char *val[NKEYS] = { NULL }, *family[NFAMILIES] = { NULL };
@@ -605,6 +723,8 @@ static int config_read(struct cptprov_ctx *p, const OSSL_CORE_HANDLE *handle)
     p->cfg.stats_dir = p->stats_dir;
     p->cfg.faults = p->faults;
     p->cfg.backend = backends[n[C_BACKEND]];
+    if (!backend_ready(p, val, n))
+        return 0;
     p->cfg.openssl_version = OpenSSL_version_num();
     if (!same_process_config(p, val[C_ASYNC_NOTIFY] != NULL ? (int)n[C_ASYNC_NOTIFY] : 1))
         return 0;

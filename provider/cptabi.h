@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 11
+#define CPT_ABI_VERSION 12
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -236,7 +236,19 @@ struct cpt_config {
     unsigned long openssl_version;
     /* the device behind the queues: a name in CPT_BACKENDS */
     const char *backend;
+    /* backend = dpdk: the shim's path, the EAL arguments and the devices
+     * (NULL: the defaults), queue pairs and depth per device (0: default) */
+    const char *dpdk_shim;
+    const char *dpdk_eal_args;
+    const char *dpdk_devices;
+    int dpdk_queue_pairs;
+    int dpdk_queue_depth;
 };
+
+/* Limits of the dpdk backend's keys. */
+#define CPT_DPDK_ARGS_MAX 1024
+#define CPT_DPDK_DEVICES_MAX 16
+#define CPT_DPDK_NAME_MAX 64
 
 /*
  * The backends libcptgo.so builds devices of (each registers its factory
@@ -244,7 +256,7 @@ struct cpt_config {
  * The `backend` key accepts these at activation, before any Go runs.
  */
 /* clang-format off */
-#define CPT_BACKENDS { "simulator" }
+#define CPT_BACKENDS { "simulator", "dpdk" }
 /* clang-format on */
 
 /*

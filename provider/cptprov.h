@@ -33,6 +33,7 @@ struct cptprov_ctx {
     char *stats_dir;
     char *faults;
     char *log_file;
+    char *dpdk_shim, *dpdk_eal_args, *dpdk_devices;
     /* Per CPT_ALG_* id (digests: CPT_ALG_MD_BASE + CPT_MD_*): updates of
      * an unauthenticated cipher, or digest messages whose first update is,
      * shorter than this run on the calling CPU (libcrypto's default
@@ -138,6 +139,8 @@ const struct cptgo_api *cptprov_go(struct cptprov_ctx *p);
 const struct cptgo_api *cptprov_go_if_running(void);
 int cptprov_loader_init(void);
 void cptprov_loader_teardown(void);
+/* The directory this provider module (cptprov.so) was loaded from. */
+int cptprov_module_dir(char *buf, size_t len);
 
 /* async.c: the bridge to OpenSSL ASYNC jobs. */
 struct cpt_notifier *cptprov_async_begin(void);

@@ -63,13 +63,12 @@ int cptprov_loader_init(void)
     return pthread_once(&once, register_atfork) == 0;
 }
 
-/* The directory this provider module was loaded from. */
-static int module_dir(char *buf, size_t len)
+int cptprov_module_dir(char *buf, size_t len)
 {
     Dl_info info;
     const char *slash;
 
-    if (dladdr((void *)module_dir, &info) == 0 || info.dli_fname == NULL)
+    if (dladdr((void *)cptprov_module_dir, &info) == 0 || info.dli_fname == NULL)
         return 0;
     slash = strrchr(info.dli_fname, '/');
     if (slash == NULL)
@@ -182,7 +181,7 @@ static void *start_thread(void *arg)
     if (env != NULL && env[0] != '\0') {
         snprintf(path, sizeof(path), "%s", env);
     } else {
-        if (!module_dir(dir, sizeof(dir))) {
+        if (!cptprov_module_dir(dir, sizeof(dir))) {
             snprintf(go_error, sizeof(go_error), "cannot find the provider module's directory");
             return NULL;
         }

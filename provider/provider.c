@@ -91,6 +91,9 @@ static void cptprov_teardown(void *provctx)
         OPENSSL_free(p->stats_dir);
         OPENSSL_free(p->faults);
         OPENSSL_free(p->log_file);
+        OPENSSL_free(p->dpdk_shim);
+        OPENSSL_free(p->dpdk_eal_args);
+        OPENSSL_free(p->dpdk_devices);
         cptprov_algset_free(p->algs);
         OPENSSL_free(p);
     }

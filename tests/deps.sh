@@ -23,6 +23,21 @@ command -v shellcheck >/dev/null || need+=(shellcheck)
 if grep -q '^VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
 	command -v clang-format >/dev/null || need+=(clang-format)
 fi
+# the dpdk backend: DPDK's headers and the software cryptodevs its tests
+# run on (crypto_openssl; crypto_aesni_gcm and crypto_aesni_mb from
+# intel-ipsec-mb), in the ABI of the release's DPDK
+command -v pkg-config >/dev/null || need+=(pkgconf)
+pkg-config --exists libdpdk 2>/dev/null || need+=(libdpdk-dev)
+rte=
+case "$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null)" in
+bookworm) rte=23 ;;
+trixie) rte=25 ;;
+esac
+if [ -n "$rte" ]; then
+	for drv in openssl ipsec-mb; do
+		dpkg -s "librte-crypto-$drv$rte" >/dev/null 2>&1 || need+=("librte-crypto-$drv$rte")
+	done
+fi
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		echo "deps: installing ${need[*]}"

@@ -61,6 +61,10 @@ func (p *Process) deviceCounters() stats.DeviceCounters {
 	add("ae_circuit_open", circuitOpen(as.Circuit))
 	add("results_rejected", p.Env.Checks.Rejected.Load())
 	add("results_recomputed", p.Env.Checks.Recomputed.Load())
+	add("software", ds.Software)
+	for _, c := range ds.Extra {
+		add(c.Name, c.Value)
+	}
 	return d
 }
 

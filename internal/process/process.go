@@ -22,6 +22,7 @@ import (
 	"cptprov/internal/cptlog"
 	"cptprov/stats"
 
+	_ "cptprov/dpdk"      // the "dpdk" backend
 	_ "cptprov/simulator" // the "simulator" backend
 )
 
@@ -86,6 +87,8 @@ func Start(cfg Config) (*Process, error) {
 	if backend == "" {
 		backend = DefaultBackend
 	}
+	cfg.Device.LogLevel = cfg.LogLevel
+	cfg.Device.Log = func(level cptlog.Level, msg string) { log.Logf(level, "%s", msg) }
 	dev, err := cptdrv.NewDevice(backend, cfg.Device)
 	if err != nil {
 		log.Logf(cptlog.Error, "cannot start the device: %v", err)

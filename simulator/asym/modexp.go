@@ -128,13 +128,12 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	P, Q, N, QInv := k.P, k.Q, k.N, k.QInv
 	p, q = trimPublic(p), trimPublic(q)
-	C, err := natFor(c, N)
+	C, err := natFor(c, k.N)
 	if err != nil {
 		return nil, err
 	}
-	cB := C.Bytes(N)
+	cB := C.Bytes(k.N)
 
 	// The halves m1 = c^dP mod p and m2 = c^dQ mod q are independent: both
 	// in one call where libcrypto pairs them (IFMA), otherwise m2 on a
@@ -159,6 +158,13 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 	if err2 != nil {
 		return nil, err2
 	}
+	return k.combine(m1B, m2B)
+}
+
+// combine is Garner's recombination of m1 = c^dP mod p and m2 = c^dQ mod q
+// into c^d mod n, in constant time.
+func (k *crtKey) combine(m1B, m2B []byte) ([]byte, error) {
+	P, Q, N, QInv := k.P, k.Q, k.N, k.QInv
 	m, err1 := bigmod.NewNat().SetBytes(m1B, P)
 	m2, err2 := bigmod.NewNat().SetBytes(m2B, Q)
 	if err1 != nil || err2 != nil {
@@ -172,6 +178,32 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 	m.ExpandFor(N).Mul(t0.Mod(Q.Nat(), N), N)
 	m.Add(m2.ExpandFor(N), N)
 	return m.Bytes(N), nil
+}
+
+// CRTSplit reduces c (< n = p·q) modulo p and modulo q, for a device that
+// exponentiates the two halves of a CRT key itself; CRTCombine joins its
+// results. Both are constant time in their inputs (lengths excepted) and
+// take the same key set-up as ModExpCRT.
+func CRTSplit(c, p, q, qInv []byte) (cp, cq []byte, err error) {
+	k, err := crtKeys.get(p, q, qInv)
+	if err != nil {
+		return nil, nil, err
+	}
+	C, err := natFor(c, k.N)
+	if err != nil {
+		return nil, nil, err
+	}
+	return bigmod.NewNat().Mod(C, k.P).Bytes(k.P), bigmod.NewNat().Mod(C, k.Q).Bytes(k.Q), nil
+}
+
+// CRTCombine returns c^d mod n from m1 = c^dP mod p and m2 = c^dQ mod q
+// (each at most the byte length of its prime), as ModExpCRT's last step.
+func CRTCombine(m1, m2, p, q, qInv []byte) ([]byte, error) {
+	k, err := crtKeys.get(p, q, qInv)
+	if err != nil {
+		return nil, err
+	}
+	return k.combine(m1, m2)
 }
 
 // crtKey is the arithmetic set-up of one RSA private key in CRT form.

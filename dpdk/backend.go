@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package dpdk
+
+/*
+#include <stdlib.h>
+#include "shimcalls.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"cptprov/cptdrv"
+	"cptprov/internal/cptlog"
+	"cptprov/simulator"
+)
+
+func init() { cptdrv.RegisterBackend("dpdk", newBackend) }
+
+var _ cptdrv.Device = (*Device)(nil)
+var _ cptdrv.Software = (*Device)(nil)
+var _ cptdrv.Assister = (*Device)(nil)
+
+// Defaults of the configuration keys.
+const (
+	defaultQueuePairs = 2
+	defaultDepth      = 512
+	// defaultEALArgs: no hugepages, so that a machine without any set up
+	// runs the software devices; a hardware user gives hugepages instead
+	// (docs/dpdk.md).
+	defaultEALArgs = "--no-huge -m 512"
+	// maxData is the largest input of one symmetric request (an mbuf's data
+	// room): a TLS record with room to spare; larger inputs take the CPU
+	// path.
+	maxData = 65000
+	// sessionsPerDevice sizes each session pool.
+	sessionsPerDevice = 4096
+)
+
+// newBackend builds the device from the provider's configuration: the EAL,
+// then the configured cryptodevs.
+func newBackend(cfg cptdrv.BackendConfig) (cptdrv.Device, error) {
+	if cfg.Faults != "" {
+		return nil, errors.New("dpdk: fault plans are the simulator's (faults = ...): remove the key")
+	}
+	if cfg.Shim == "" {
+		return nil, errors.New("dpdk: no shim (libcptdpdk.so) configured")
+	}
+	log := cfg.Log
+	if log == nil {
+		log = func(cptlog.Level, string) {}
+	}
+	d := &Device{
+		sw:    simulator.New(simulator.Config{Absent: true}),
+		log:   log,
+		depth: cfg.QueueDepth,
+		nqp:   cfg.QueuePairs,
+		spin:  cfg.Spin,
+	}
+	if d.depth <= 0 {
+		d.depth = defaultDepth
+	}
+	if d.nqp <= 0 {
+		d.nqp = defaultQueuePairs
+	}
+	if err := loadShim(cfg.Shim); err != nil {
+		return nil, err
+	}
+	sink := func(level int, msg string) { log(rteLevel(level), "dpdk: "+strings.TrimRight(msg, "\n")) }
+	logSink.Store(&sink)
+	args := ealArgs(cfg)
+	t0 := time.Now()
+	n, err := ealInit(args, ealLevel(cfg.LogLevel))
+	switch {
+	case errors.Is(err, errInherited):
+		log(cptlog.Warn, "dpdk: "+err.Error()+"; every operation of this process runs on the CPU")
+		d.start()
+		return d, nil
+	case err != nil:
+		return nil, err
+	}
+	log(cptlog.Info, fmt.Sprintf("dpdk: EAL started in %v (%s), %d cryptodevs", time.Since(t0).Round(time.Millisecond), strings.Join(args[1:], " "), n))
+	if err := d.open(cfg.Devices, n); err != nil {
+		return nil, err
+	}
+	d.start()
+	return d, nil
+}
+
+// ealArgs is the EAL's command line: this process's own instance (file
+// prefix, no shared configuration), the main lcore (the EAL pins its
+// caller there; the shim gives the thread its affinity back), the memory
+// arguments of dpdk_eal_args, and the configured devices: virtual ones
+// (crypto_*) created with --vdev, PCI ones allowed with -a.
+func ealArgs(cfg cptdrv.BackendConfig) []string {
+	args := []string{"cptprov", "--file-prefix=cptprov-" + strconv.Itoa(os.Getpid()), "--no-shconf", "-l", firstCPU()}
+	user := cfg.Args
+	if user == "" {
+		user = defaultEALArgs
+	}
+	args = append(args, strings.Fields(user)...)
+	pci := false
+	for _, dev := range cfg.Devices {
+		if isPCI(dev) {
+			args = append(args, "-a", dev)
+			pci = true
+		} else {
+			args = append(args, "--vdev="+dev)
+		}
+	}
+	if !pci && len(cfg.Devices) > 0 && !strings.Contains(" "+user, " -a") && !strings.Contains(user, "--allow") {
+		args = append(args, "--no-pci")
+	}
+	return args
+}
+
+// isPCI reports whether a device name is a PCI address (0002:20:00.1).
+func isPCI(name string) bool { return strings.Count(name, ":") >= 1 && strings.Contains(name, ".") }
+
+// ealLevel maps cptprov's log level to DPDK's (RTE_LOG_*).
+func ealLevel(l cptlog.Level) int {
+	switch l {
+	case cptlog.Debug:
+		return 8
+	case cptlog.Info:
+		return 6 // NOTICE: DPDK's INFO is a line per driver probed
+	case cptlog.Warn:
+		return 5
+	case cptlog.Error:
+		return 4
+	}
+	return 1
+}
+
+func rteLevel(l int) cptlog.Level {
+	switch {
+	case l <= 4:
+		return cptlog.Error
+	case l == 5:
+		return cptlog.Warn
+	case l <= 7:
+		return cptlog.Info
+	}
+	return cptlog.Debug
+}
+
+// open starts the configured devices (all the EAL found when none is
+// named), in order.
+func (d *Device) open(names []string, found int) error {
+	var ids []int
+	if len(names) == 0 {
+		for i := 0; i < found; i++ {
+			ids = append(ids, i)
+		}
+	}
+	for _, name := range names {
+		cname := C.CString(name)
+		id := int(C.shim_dev_find(cname))
+		C.free(unsafePointer(cname))
+		if id < 0 {
+			d.log(cptlog.Warn, fmt.Sprintf("dpdk: device %s not found", name))
+			continue
+		}
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		var info C.struct_cptdpdk_info
+		if C.shim_dev_info(C.int(id), &info) != 0 {
+			continue
+		}
+		name := C.GoString(&info.name[0])
+		lock, err := claim(name)
+		if err != nil {
+			d.log(cptlog.Warn, fmt.Sprintf("dpdk: %s: %v; not used by this process", name, err))
+			continue
+		}
+		nqp := min(d.nqp, int(info.max_qps))
+		var errbuf [512]C.char
+		if C.shim_dev_start(C.int(id), C.int(nqp), C.int(d.depth), sessionsPerDevice, maxData, &errbuf[0], C.size_t(len(errbuf))) != 0 {
+			d.log(cptlog.Warn, fmt.Sprintf("dpdk: %s: %s; not used", name, cerr(errbuf[:])))
+			unclaim(lock)
+			continue
+		}
+		C.shim_dev_info(C.int(id), &info)
+		cd := &cryptodev{id: id, name: name, driver: C.GoString(&info.driver[0]), algs: uint32(info.algs),
+			maxModLen: int(info.max_modlen), maxData: int(info.max_data), lock: lock}
+		if cd.maxData == 0 || cd.maxData > maxData {
+			cd.maxData = maxData
+		}
+		for q := 0; q < nqp; q++ {
+			cd.qps = append(cd.qps, newQpair(cd, q))
+		}
+		d.devs = append(d.devs, cd)
+		d.log(cptlog.Info, fmt.Sprintf("dpdk: %s (%s): %d queue pairs of %d, offers %s", name, cd.driver, nqp, d.depth, algNames(cd.algs)))
+	}
+	if len(d.devs) == 0 {
+		d.log(cptlog.Warn, "dpdk: no cryptodev usable: every operation of this process runs on the CPU")
+	}
+	d.route()
+	return nil
+}
+
+// claim takes a PCI device for this process: a POSIX record lock on a file
+// named for it, which the kernel releases when the process ends however it
+// ends, and which a forked child does not inherit. Virtual devices are the
+// process's own and need none.
+func claim(name string) (*os.File, error) {
+	if !isPCI(name) {
+		return nil, nil
+	}
+	dir := "/run/lock"
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		dir = os.TempDir()
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "cptprov-dpdk-"+strings.ReplaceAll(name, ":", "_")+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: 0}
+	if err := syscall.FcntlFlock(f.Fd(), syscall.F_SETLK, &lk); err != nil {
+		f.Close()
+		return nil, errors.New("in use by another process")
+	}
+	return f, nil
+}
+
+func unclaim(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
+}
+
+// firstCPU is the first CPU this process may run on: the EAL's main lcore
+// must be one of them.
+func firstCPU() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+				v = strings.TrimSpace(v)
+				if i := strings.IndexAny(v, "-,"); i > 0 {
+					v = v[:i]
+				}
+				if _, err := strconv.Atoi(v); err == nil {
+					return v
+				}
+			}
+		}
+	}
+	return "0"
+}
+
+// algNames lists the CPTDPDK_* algorithms in algs.
+func algNames(algs uint32) string {
+	names := []string{"AES-GCM", "ChaCha20-Poly1305", "AES-CBC", "AES-CTR", "DES-EDE3-CBC",
+		"SHA1", "SHA224", "SHA256", "SHA384", "SHA512",
+		"HMAC-SHA1", "HMAC-SHA224", "HMAC-SHA256", "HMAC-SHA384", "HMAC-SHA512", "modexp"}
+	var out []string
+	for i, n := range names {
+		if algs&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return "nothing cptprov uses"
+	}
+	return strings.Join(out, ", ")
+}
