@@ -495,7 +495,9 @@ static int setup_qps(int dev, struct dev *d, int socket, char *err, size_t errle
         int ret;
 
         memset(&qc, 0, sizeof(qc));
-        qc.nb_descriptors = d->depth;
+        /* The software PMDs' rings take only powers of two (and hold one
+         * fewer); the op pool keeps the caller's depth. */
+        qc.nb_descriptors = rte_align32pow2(d->depth);
         qc.mp_session = d->sym_sess;
         ret = rte_cryptodev_queue_pair_setup((uint8_t)dev, (uint16_t)q, &qc, socket);
         if (ret < 0) {
@@ -1027,7 +1029,7 @@ static struct rte_crypto_op *build_sym(struct dev *d, const struct cptdpdk_req *
     struct sym_priv *p;
     uint8_t *data;
 
-    if (total > d->max_data || r->out == NULL)
+    if (total > d->max_data || (r->out == NULL && (total || s->kind == CPTDPDK_OP_AUTH)))
         return NULL;
     switch (s->kind) {
     case CPTDPDK_OP_AEAD:
@@ -1229,7 +1231,7 @@ static void finish(struct rte_crypto_op *op, struct cptdpdk_done *done)
         break;
     case RTE_CRYPTO_OP_STATUS_AUTH_FAILED:
         done->status = CPTDPDK_AUTH_FAILED;
-        if (b->kind == CPTDPDK_OP_AEAD || b->kind == CPTDPDK_OP_CIPHER)
+        if ((b->kind == CPTDPDK_OP_AEAD || b->kind == CPTDPDK_OP_CIPHER) && b->len)
             memset(b->out, 0, b->len);
         break;
     case RTE_CRYPTO_OP_STATUS_INVALID_ARGS:
