@@ -64,6 +64,11 @@ $(BUILD)/libcptdpdk.so: dpdk/shim/cptdpdk.c dpdk/shim/cptdpdk.h | $(BUILD)
 	$(CC) -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -shared -o $@ $< \
 		$$(pkg-config --cflags libdpdk) $$(pkg-config --libs libdpdk) -lpthread
 
+# The shim's own harness: linked with it, not with tests/c/common.c.
+$(BUILD)/dpdk_shim_test: tests/c/dpdk_shim_test.c dpdk/shim/cptdpdk.h $(DPDK_SHIM) | $(BUILD)
+	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Idpdk/shim -o $@ $< -L$(BUILD) -lcptdpdk \
+		-Wl,-rpath,'$$ORIGIN' -lcrypto -lpthread
+
 # Go's copy of the algorithm list, committed (dispatch's tests fail when it
 # is out of date with the list).
 dispatch/algorithms_gen.go: provider/algorithms.def $(wildcard internal/algdef/*.go internal/algdef/gen/*.go)

@@ -260,6 +260,13 @@ func (r *Result) Publish(comp, uc uint8, rlen uint32) {
 	atomic.StoreUint32((*uint32)(unsafe.Pointer(r)), uint32(comp)|uint32(uc)<<8)
 }
 
+// PublishFlags is Publish with the driver's flags (FlagSoftware) stored
+// with the verdict.
+func (r *Result) PublishFlags(comp, uc uint8, rlen uint32, flags uint16) {
+	r.RLen = rlen
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(r)), uint32(comp)|uint32(uc)<<8|uint32(flags)<<16)
+}
+
 // reset makes the result pending again before reuse.
 func (r *Result) reset() {
 	atomic.StoreUint32((*uint32)(unsafe.Pointer(r)), 0)

@@ -101,7 +101,7 @@ func newBackend(cfg cptdrv.BackendConfig) (cptdrv.Device, error) {
 // arguments of dpdk_eal_args, and the configured devices: virtual ones
 // (crypto_*) created with --vdev, PCI ones allowed with -a.
 func ealArgs(cfg cptdrv.BackendConfig) []string {
-	args := []string{"cptprov", "--file-prefix=cptprov-" + strconv.Itoa(os.Getpid()), "--no-shconf", "-l", firstCPU()}
+	args := []string{"cptprov", "--file-prefix=cptprov-" + strconv.Itoa(os.Getpid()), "--no-shconf", "--no-telemetry", "-l", firstCPU()}
 	user := cfg.Args
 	if user == "" {
 		user = defaultEALArgs
@@ -125,28 +125,29 @@ func ealArgs(cfg cptdrv.BackendConfig) []string {
 // isPCI reports whether a device name is a PCI address (0002:20:00.1).
 func isPCI(name string) bool { return strings.Count(name, ":") >= 1 && strings.Contains(name, ".") }
 
-// ealLevel maps cptprov's log level to DPDK's (RTE_LOG_*).
+// ealLevel maps cptprov's log level to the shim's (syslog's: 3 error ...
+// 7 debug).
 func ealLevel(l cptlog.Level) int {
 	switch l {
 	case cptlog.Debug:
-		return 8
+		return 7
 	case cptlog.Info:
-		return 6 // NOTICE: DPDK's INFO is a line per driver probed
+		return 5 // notice: DPDK's info is a line per driver probed
 	case cptlog.Warn:
-		return 5
-	case cptlog.Error:
 		return 4
+	case cptlog.Error:
+		return 3
 	}
-	return 1
+	return 0
 }
 
 func rteLevel(l int) cptlog.Level {
 	switch {
-	case l <= 4:
+	case l <= 3:
 		return cptlog.Error
-	case l == 5:
+	case l == 4:
 		return cptlog.Warn
-	case l <= 7:
+	case l <= 6:
 		return cptlog.Info
 	}
 	return cptlog.Debug
@@ -192,6 +193,10 @@ func (d *Device) open(names []string, found int) error {
 		C.shim_dev_info(C.int(id), &info)
 		cd := &cryptodev{id: id, name: name, driver: C.GoString(&info.driver[0]), algs: uint32(info.algs),
 			maxModLen: int(info.max_modlen), maxData: int(info.max_data), lock: lock}
+		cd.counter = "dpdk_" + name
+		if len(cd.counter) > 31 { // the statistics area's names
+			cd.counter = cd.counter[:31]
+		}
 		if cd.maxData == 0 || cd.maxData > maxData {
 			cd.maxData = maxData
 		}

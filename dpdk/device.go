@@ -13,7 +13,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,6 +63,7 @@ type cryptodev struct {
 	lock      *os.File // the claim of a PCI device
 	qps       []*qpair
 	done      atomic.Uint64 // requests it completed
+	counter   string        // done's name in the statistics: dpdk_<name>
 }
 
 // qpair is one queue pair: DPDK's burst calls on it are serialised by mu.
@@ -209,22 +209,19 @@ func (d *Device) run(q *cptdrv.Queue, inst *cptdrv.Instruction, l *lane) {
 		return // the driver gave up on it while it waited
 	}
 	d.executed.Add(1)
-	j := d.plan(inst)
+	lane := int(inst.Tag) // a submitter's: any queue pair, spread
+	if l != nil {
+		lane = l.i
+	}
+	j := d.plan(inst, lane)
 	if j == nil {
 		d.cpu(inst)
 		q.Complete(inst.Tag)
 		return
 	}
 	j.q = q
-	lane := 0
-	if l != nil {
-		lane = l.i
-		j.lane = true
-	} else {
-		lane = int(j.inst.Tag) // any queue pair: spread the submitters
-	}
-	qp := j.dev.qps[lane%len(j.dev.qps)]
-	j.qp = qp
+	j.lane = l != nil
+	qp := j.qp
 	if j.lane {
 		qp.laneOut.Add(1)
 	}
@@ -242,7 +239,8 @@ func (d *Device) run(q *cptdrv.Queue, inst *cptdrv.Instruction, l *lane) {
 	}
 }
 
-// cpu computes inst on the CPU path and writes its result.
+// cpu computes inst on the CPU path and writes its result, marked as
+// software: the operation's counters show it beside the devices' work.
 func (d *Device) cpu(inst *cptdrv.Instruction) {
 	d.software.Add(1)
 	if name := instName(inst); name != "" {
@@ -250,8 +248,16 @@ func (d *Device) cpu(inst *cptdrv.Instruction) {
 			d.log(cptlog.Info, "dpdk: "+name+" runs on the CPU (no device offers it, or not in this form)")
 		}
 	}
-	d.Compute(inst)
+	res := results.Get().(*cptdrv.Result) // heap memory: it does not move
+	*res = cptdrv.Result{}
+	local := *inst
+	local.ResPtr = uintptr(unsafe.Pointer(res))
+	d.Compute(&local)
+	cptdrv.ResultAt(inst.ResPtr).PublishFlags(res.CompCode, res.UCCode, res.RLen, cptdrv.FlagSoftware)
+	results.Put(res)
 }
+
+var results = sync.Pool{New: func() any { return new(cptdrv.Result) }}
 
 // Compute implements cptdrv.Software: the CPU path, also the driver's
 // fallback for what a device fails.
@@ -392,8 +398,7 @@ func (d *Device) complete(j *job) (comp, uc uint8, rlen uint32, written bool) {
 			if _, seen := d.named.LoadOrStore("invalid "+instName(&j.inst), true); !seen {
 				d.log(cptlog.Warn, fmt.Sprintf("dpdk: %s refused a request of %s: computed on the CPU", j.dev.name, instName(&j.inst)))
 			}
-			d.software.Add(1)
-			d.Compute(&j.inst)
+			d.cpu(&j.inst)
 			return 0, 0, 0, true
 		}
 	}
@@ -470,7 +475,7 @@ func (d *Device) Stats() cptdrv.DeviceStats {
 		if i == 4 {
 			break // the statistics area has room for four
 		}
-		s.Extra = append(s.Extra, cptdrv.Count{Name: fmt.Sprintf("dpdk%d_ops", i), Value: cd.done.Load()})
+		s.Extra = append(s.Extra, cptdrv.Count{Name: cd.counter, Value: cd.done.Load()})
 	}
 	var u C.struct_cptdpdk_usage
 	var ops, mbufs, sessions uint64
@@ -487,16 +492,6 @@ func (d *Device) Stats() cptdrv.DeviceStats {
 		cptdrv.Count{Name: "dpdk_mbufs_out", Value: mbufs},
 		cptdrv.Count{Name: "dpdk_sessions", Value: sessions})
 	return s
-}
-
-// Devices names the started devices in the order of the dpdkN_ops
-// counters.
-func (d *Device) Devices() string {
-	var names []string
-	for _, cd := range d.devs {
-		names = append(names, cd.name)
-	}
-	return strings.Join(names, ",")
 }
 
 // Forget implements cptdrv.Device: the sessions of key keyID go.

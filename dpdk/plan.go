@@ -63,7 +63,7 @@ func bptr(b []byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&b[0])) }
 // plan returns inst as a job on a device, or nil when the CPU path must
 // compute it. It reads the instruction's context, which a bad address
 // would fault on: that too is the CPU path's to report.
-func (d *Device) plan(inst *cptdrv.Instruction) (j *job) {
+func (d *Device) plan(inst *cptdrv.Instruction, lane int) (j *job) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if recover() != nil {
@@ -77,18 +77,23 @@ func (d *Device) plan(inst *cptdrv.Instruction) (j *job) {
 		}
 		switch inst.Param1 {
 		case cptdrv.CipherAESGCM:
-			return d.planGCM(inst)
+			return d.planGCM(inst, lane)
 		case cptdrv.CipherAESCBC, cptdrv.CipherAESCTR, cptdrv.Cipher3DESCBC:
-			return d.planBlock(inst)
+			return d.planBlock(inst, lane)
 		}
 	case cptdrv.MajorModExp:
 		if inst.Group != cptdrv.GroupAE {
 			return nil
 		}
-		return d.planModExp(inst)
+		return d.planModExp(inst, lane)
 	}
 	return nil
 }
+
+// pick is the queue pair of cd a job submitted from lane goes to. Sessions
+// are per queue pair: some devices keep per-session working state that
+// two queue pairs would race on (DPDK 22.11's crypto_openssl does).
+func pick(cd *cryptodev, lane int) *qpair { return cd.qps[lane%len(cd.qps)] }
 
 // instName names what inst computes, for the log line of the CPU path.
 func instName(inst *cptdrv.Instruction) string {
@@ -149,7 +154,7 @@ func recordAt(ctx *cptdrv.CipherContext) *gcmRecord {
 
 // planGCM maps an AES-GCM instruction that starts a message and either
 // ends it or asks for the running tag.
-func (d *Device) planGCM(inst *cptdrv.Instruction) *job {
+func (d *Device) planGCM(inst *cptdrv.Instruction, lane int) *job {
 	cd := d.byAlg[C.CPTDPDK_AES_GCM]
 	minor, f := uint8(inst.Op), inst.Param2
 	if cd == nil || minor != cptdrv.MinorEnc && minor != cptdrv.MinorDec {
@@ -201,11 +206,12 @@ func (d *Device) planGCM(inst *cptdrv.Instruction) *job {
 	default:
 		return nil
 	}
-	ss := d.sess.cipher(cd, sessKey{keyID: ctx.KeyID, alg: C.CPTDPDK_AES_GCM, dir: dir, aead: true, aad: aad, tag: tagLen}, ctx.Key[:ctx.KeyLen])
+	qp := pick(cd, lane)
+	ss := d.sess.cipher(qp, sessKey{keyID: ctx.KeyID, alg: C.CPTDPDK_AES_GCM, dir: dir, aead: true, aad: aad, tag: tagLen}, ctx.Key[:ctx.KeyLen])
 	if ss == nil {
 		return nil
 	}
-	j := &job{inst: *inst, dev: cd, n: 1, post: gcmDone}
+	j := &job{inst: *inst, dev: cd, qp: qp, n: 1, post: gcmDone}
 	j.sess[0] = ss
 	j.reqs[0] = C.struct_cptdpdk_req{sess: ss.ptr, kind: C.CPTDPDK_OP_AEAD,
 		in: ptr(inst.DPtr), inlen: C.uint32_t(n), out: ptr(inst.RPtr), outlen: C.uint32_t(n),
@@ -226,8 +232,7 @@ func gcmDone(d *Device, j *job) (comp, uc uint8, rlen uint32, written bool) {
 	if j.status[0] == C.CPTDPDK_AUTH_FAILED && !final {
 		// The tag was the whole message's and the message is longer:
 		// the CPU path computes this piece and its running tag.
-		d.software.Add(1)
-		d.Compute(inst)
+		d.cpu(inst)
 		return 0, 0, 0, true
 	}
 	var aad uint32
@@ -238,6 +243,9 @@ func gcmDone(d *Device, j *job) (comp, uc uint8, rlen uint32, written bool) {
 	*st = aesgcm.State{}
 	*recordAt(ctx) = gcmRecord{}
 	if j.status[0] == C.CPTDPDK_AUTH_FAILED {
+		if n > 0 {
+			clear(cptdrv.Bytes(inst.RPtr, int(n))) // as the CPT does: no plaintext
+		}
 		return cptdrv.CompGood, cptdrv.UCAuthFail, 0, false
 	}
 	if final {
@@ -316,7 +324,7 @@ func rebuildGCM(ctx *cptdrv.CipherContext, r gcmRecord) bool {
 }
 
 // planBlock maps a CBC or CTR instruction over whole blocks.
-func (d *Device) planBlock(inst *cptdrv.Instruction) *job {
+func (d *Device) planBlock(inst *cptdrv.Instruction, lane int) *job {
 	alg, bs := uint32(C.CPTDPDK_AES_CBC), 16
 	switch inst.Param1 {
 	case cptdrv.CipherAESCTR:
@@ -357,11 +365,12 @@ func (d *Device) planBlock(inst *cptdrv.Instruction) *job {
 			return nil
 		}
 	}
-	ss := d.sess.cipher(cd, sessKey{keyID: ctx.KeyID, alg: alg, dir: dir}, ctx.Key[:ctx.KeyLen])
+	qp := pick(cd, lane)
+	ss := d.sess.cipher(qp, sessKey{keyID: ctx.KeyID, alg: alg, dir: dir}, ctx.Key[:ctx.KeyLen])
 	if ss == nil {
 		return nil
 	}
-	j := &job{inst: *inst, dev: cd, n: 1, post: blockDone}
+	j := &job{inst: *inst, dev: cd, qp: qp, n: 1, post: blockDone}
 	j.sess[0] = ss
 	j.reqs[0] = C.struct_cptdpdk_req{sess: ss.ptr, kind: C.CPTDPDK_OP_CIPHER,
 		in0: bptr(ctx.AAD[:]), in0len: C.uint32_t(prefix), in: ptr(inst.DPtr), inlen: C.uint32_t(n),
@@ -413,7 +422,7 @@ func addCounter(ctr []byte, n uint64) {
 
 // planModExp maps an exponentiation: one request, or for a CRT key the
 // two half-size exponentiations, recombined on the CPU.
-func (d *Device) planModExp(inst *cptdrv.Instruction) *job {
+func (d *Device) planModExp(inst *cptdrv.Instruction, lane int) *job {
 	cd := d.byAlg[C.CPTDPDK_MODEXP]
 	l := int(inst.Param1)
 	if cd == nil || l == 0 || l > 1024 || cd.maxModLen > 0 && l > cd.maxModLen || inst.RPtr == 0 || int(inst.RLen) < l || inst.DPtr == 0 {
@@ -430,11 +439,12 @@ func (d *Device) planModExp(inst *cptdrv.Instruction) *job {
 		if !oddModulus(m) || len(exp) == 0 || bytes.Compare(base, m) >= 0 {
 			return nil // the CPU path's verdict: UCBadOperand, or 1
 		}
-		ss := d.sess.modExp(cd, trim(m), exp)
+		qp := pick(cd, lane)
+		ss := d.sess.modExp(qp, trim(m), exp)
 		if ss == nil {
 			return nil
 		}
-		j := &job{inst: *inst, dev: cd, n: 1, post: modExpDone}
+		j := &job{inst: *inst, dev: cd, qp: qp, n: 1, post: modExpDone}
 		j.sess[0] = ss
 		j.reqs[0] = C.struct_cptdpdk_req{sess: ss.ptr, kind: C.CPTDPDK_OP_MODEXP,
 			in: bptr(base), inlen: C.uint32_t(l), out: ptr(inst.RPtr), outlen: C.uint32_t(l)}
@@ -454,16 +464,17 @@ func (d *Device) planModExp(inst *cptdrv.Instruction) *job {
 			return nil
 		}
 		tp, tq := trim(P), trim(Q)
-		s1 := d.sess.modExp(cd, tp, dP)
+		qp := pick(cd, lane)
+		s1 := d.sess.modExp(qp, tp, dP)
 		if s1 == nil {
 			return nil
 		}
-		s2 := d.sess.modExp(cd, tq, dQ)
+		s2 := d.sess.modExp(qp, tq, dQ)
 		if s2 == nil {
 			d.sess.release(s1)
 			return nil
 		}
-		j := &job{inst: *inst, dev: cd, n: 2, post: crtDone, crt: [][]byte{bytes.Clone(P), bytes.Clone(Q), bytes.Clone(qInv)}}
+		j := &job{inst: *inst, dev: cd, qp: qp, n: 2, post: crtDone, crt: [][]byte{bytes.Clone(P), bytes.Clone(Q), bytes.Clone(qInv)}}
 		j.sess[0], j.sess[1] = s1, s2
 		// The halves and their inputs in C memory: the shim reads and
 		// writes them after this call returns.

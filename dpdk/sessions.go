@@ -28,6 +28,7 @@ type session struct {
 	raw  [32]byte // the key bytes it was made of (cipher sessions)
 	n    uint32
 	refs int32 // requests in flight using it, +1 while cached
+	uses int   // requests made with it (exponentiation sessions)
 }
 
 type sessKey struct {
@@ -38,11 +39,18 @@ type sessKey struct {
 	aad    uint32
 	tag    uint32
 	dev    int
+	qp     int
 	aead   bool
 	modexp bool
 }
 
-const modexpSessions = 128
+const (
+	modexpSessions = 128
+	// modexpUses is how many requests an exponentiation session serves
+	// before it is made again: DPDK 22.11's crypto_openssl keeps working
+	// memory of every request in the session until the session is freed.
+	modexpUses = 1024
+)
 
 type sessions struct {
 	mu     sync.Mutex
@@ -56,10 +64,11 @@ func (s *sessions) init() {
 	s.byKey = map[uint64][]*session{}
 }
 
-// cipher returns the session of a cipher or AEAD key for dev, made if
+// cipher returns the session of a cipher or AEAD key for qp, made if
 // needed; nil when the device refuses it (the CPU path computes then).
-func (s *sessions) cipher(cd *cryptodev, k sessKey, key []byte) *session {
-	k.dev = cd.id
+func (s *sessions) cipher(qp *qpair, k sessKey, key []byte) *session {
+	cd := qp.dev
+	k.dev, k.qp = cd.id, qp.id
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ss := s.m[k]; ss != nil {
@@ -87,18 +96,22 @@ func (s *sessions) cipher(cd *cryptodev, k sessKey, key []byte) *session {
 	return ss
 }
 
-// modExp returns the session of base^exp mod mod on dev.
-func (s *sessions) modExp(cd *cryptodev, mod, exp []byte) *session {
+// modExp returns the session of base^exp mod mod for qp.
+func (s *sessions) modExp(qp *qpair, mod, exp []byte) *session {
+	cd := qp.dev
 	h := sha256.New()
 	h.Write(mod)
 	h.Write([]byte{0})
 	h.Write(exp)
-	k := sessKey{dev: cd.id, modexp: true, alg: uint32(len(mod))}
+	k := sessKey{dev: cd.id, qp: qp.id, modexp: true, alg: uint32(len(mod))}
 	h.Sum(k.sum[:0])
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ss := s.m[k]; ss != nil {
 		ss.refs++
+		if ss.uses++; ss.uses >= modexpUses {
+			s.dropModExpLocked(ss)
+		}
 		return ss
 	}
 	var errbuf [256]C.char
@@ -111,12 +124,22 @@ func (s *sessions) modExp(cd *cryptodev, mod, exp []byte) *session {
 	s.m[k] = ss
 	s.modexp = append(s.modexp, ss)
 	if len(s.modexp) > modexpSessions {
-		old := s.modexp[0]
-		s.modexp = s.modexp[1:]
-		delete(s.m, old.key)
-		s.unrefLocked(old)
+		s.dropModExpLocked(s.modexp[0])
 	}
 	return ss
+}
+
+// dropModExpLocked takes an exponentiation session out of the cache; the
+// requests still using it keep it until they finish.
+func (s *sessions) dropModExpLocked(ss *session) {
+	for i, x := range s.modexp {
+		if x == ss {
+			s.modexp = append(s.modexp[:i], s.modexp[i+1:]...)
+			break
+		}
+	}
+	delete(s.m, ss.key)
+	s.unrefLocked(ss)
 }
 
 // release drops a request's reference.

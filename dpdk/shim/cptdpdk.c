@@ -1230,9 +1230,9 @@ static void finish(struct rte_crypto_op *op, struct cptdpdk_done *done)
         }
         break;
     case RTE_CRYPTO_OP_STATUS_AUTH_FAILED:
+        /* out is left as it was: for an in-place request it is the input,
+         * which the caller may still need (to compute the piece elsewhere). */
         done->status = CPTDPDK_AUTH_FAILED;
-        if ((b->kind == CPTDPDK_OP_AEAD || b->kind == CPTDPDK_OP_CIPHER) && b->len)
-            memset(b->out, 0, b->len);
         break;
     case RTE_CRYPTO_OP_STATUS_INVALID_ARGS:
     case RTE_CRYPTO_OP_STATUS_INVALID_SESSION:

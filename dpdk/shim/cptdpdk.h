@@ -189,7 +189,7 @@ struct cptdpdk_req {
 /* Completion statuses. */
 enum {
     CPTDPDK_OK = 0,
-    CPTDPDK_AUTH_FAILED = 1, /* AEAD decryption: tag mismatch (out is zeroed) */
+    CPTDPDK_AUTH_FAILED = 1, /* AEAD decryption: tag mismatch (out untouched: no plaintext) */
     CPTDPDK_INVALID = 2, /* the device refused the request's arguments */
     CPTDPDK_ERROR = 3, /* the device failed it (error, stopped device): not executed */
 };

@@ -253,6 +253,12 @@ char *cpt_stats_json(const char *stats_dir, pid_t pid, size_t *len);
 /* A counter of the "device" object of such a document (the driver's and
  * the device's counters), -1 if absent. */
 long long cpt_stats_device_counter(const char *doc, const char *name);
+/* On CPTPROV_TEST_BACKEND=dpdk: its devices hold no ops or mbufs. */
+void cpt_check_test_backend(const cpt_env *env);
+/* Whether the tests' backend computes alg on a device: 1 (no test backend:
+ * the simulator computes everything), 2 (its "# device:" line names alg),
+ * 0 (it computes alg on the CPU). */
+int cpt_test_backend_offers(const char *alg);
 int cpt_stats_read(const char *stats_dir, const char *prefix, pid_t pid, const char *alg,
     cpt_alg_stats *st, char *why, size_t whylen);
 /*

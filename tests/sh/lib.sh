@@ -129,6 +129,10 @@ cpt_write_config() {
         echo "module = $b/cptprov.so"
         [ -n "$stats" ] && echo "stats_dir = $stats"
         [ -n "$extra" ] && printf '%s\n' "$extra"
+        # CPTPROV_TEST_BACKEND=NAME: the lines of tests/backends/NAME.conf
+        if [ -n "${CPTPROV_TEST_BACKEND:-}" ]; then
+            grep -v '^#' "$(cpt_repo_root)/tests/backends/$CPTPROV_TEST_BACKEND.conf"
+        fi
         echo "activate = 1"
         if [ -n "$props" ]; then
             echo
