@@ -48,8 +48,17 @@ const (
 // newBackend builds the device from the provider's configuration: the EAL,
 // then the configured cryptodevs.
 func newBackend(cfg cptdrv.BackendConfig) (cptdrv.Device, error) {
+	var plan *simulator.FaultPlan
 	if cfg.Faults != "" {
-		return nil, errors.New("dpdk: fault plans are the simulator's (faults = ...): remove the key")
+		var err error
+		if plan, err = simulator.ParseFaultPlan(cfg.Faults); err != nil {
+			return nil, fmt.Errorf("dpdk: bad fault plan: %v", err)
+		}
+		for _, k := range plan.Kinds() {
+			if k != simulator.FaultReset {
+				return nil, fmt.Errorf("dpdk: fault kind %s is the simulator's: the dpdk backend injects reset only (the device stopped and restarted)", k)
+			}
+		}
 	}
 	if cfg.Shim == "" {
 		return nil, errors.New("dpdk: no shim (libcptdpdk.so) configured")
@@ -59,11 +68,12 @@ func newBackend(cfg cptdrv.BackendConfig) (cptdrv.Device, error) {
 		log = func(cptlog.Level, string) {}
 	}
 	d := &Device{
-		sw:    simulator.New(simulator.Config{Absent: true}),
-		log:   log,
-		depth: cfg.QueueDepth,
-		nqp:   cfg.QueuePairs,
-		spin:  cfg.Spin,
+		sw:     simulator.New(simulator.Config{Absent: true}),
+		log:    log,
+		depth:  cfg.QueueDepth,
+		nqp:    cfg.QueuePairs,
+		spin:   cfg.Spin,
+		faults: plan,
 	}
 	if d.depth <= 0 {
 		d.depth = defaultDepth

@@ -47,9 +47,10 @@ type Device struct {
 
 	sess    sessions
 	nextTag atomic.Uint64
-	named   sync.Map // what the CPU path computes, named once in the log
+	faults  *simulator.FaultPlan // reset rules: the device stopped under load
+	named   sync.Map             // what the CPU path computes, named once in the log
 
-	executed, software, errors, devErrors atomic.Uint64
+	executed, software, errors, devErrors, resets atomic.Uint64
 }
 
 // cryptodev is one started DPDK device.
@@ -221,6 +222,11 @@ func (d *Device) run(q *cptdrv.Queue, inst *cptdrv.Instruction, l *lane) {
 	}
 	j.q = q
 	j.lane = l != nil
+	if d.faults != nil {
+		if f := d.faults.Next(inst); f.Kind == simulator.FaultReset {
+			d.stopDevice(j.dev, f.Delay)
+		}
+	}
 	qp := j.qp
 	if j.lane {
 		qp.laneOut.Add(1)
@@ -236,6 +242,45 @@ func (d *Device) run(q *cptdrv.Queue, inst *cptdrv.Instruction, l *lane) {
 		if n := d.collect(qp); n == 0 {
 			backoff(spins)
 		}
+	}
+}
+
+// stopDevice stops cd (rte_cryptodev_stop) and starts it again after
+// delay (5ms by default): the fault plan's reset, a device stopped under
+// load. What cd holds then comes back failed, and what is submitted while
+// it is stopped fails at once: the driver's policy (retries, software,
+// the breaker) takes over, as for any device failure.
+func (d *Device) stopDevice(cd *cryptodev, delay time.Duration) {
+	if delay <= 0 {
+		delay = 5 * time.Millisecond
+	}
+	cd.lockAll()
+	C.shim_dev_stop(C.int(cd.id))
+	cd.unlockAll()
+	d.resets.Add(1)
+	d.log(cptlog.Warn, fmt.Sprintf("dpdk: fault plan: %s stopped for %v", cd.name, delay))
+	time.AfterFunc(delay, func() {
+		var errbuf [256]C.char
+		cd.lockAll()
+		rc := C.shim_dev_restart(C.int(cd.id), &errbuf[0], C.size_t(len(errbuf)))
+		cd.unlockAll()
+		if rc != 0 {
+			d.log(cptlog.Error, fmt.Sprintf("dpdk: restarting %s: %s", cd.name, cerr(errbuf[:])))
+		}
+	})
+}
+
+// lockAll holds every queue pair of cd: the device's stop and start must
+// not run beside a burst call.
+func (cd *cryptodev) lockAll() {
+	for _, qp := range cd.qps {
+		qp.mu.Lock()
+	}
+}
+
+func (cd *cryptodev) unlockAll() {
+	for _, qp := range cd.qps {
+		qp.mu.Unlock()
 	}
 }
 
@@ -470,7 +515,8 @@ func backoff(spins int) {
 
 // Stats implements cptdrv.Device.
 func (d *Device) Stats() cptdrv.DeviceStats {
-	s := cptdrv.DeviceStats{Executed: d.executed.Load(), Errors: d.errors.Load(), Software: d.software.Load()}
+	s := cptdrv.DeviceStats{Executed: d.executed.Load(), Errors: d.errors.Load(), Software: d.software.Load(),
+		Resets: d.resets.Load(), Faults: d.resets.Load()}
 	for i, cd := range d.devs {
 		if i == 4 {
 			break // the statistics area has room for four

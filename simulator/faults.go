@@ -78,6 +78,19 @@ func (p *FaultPlan) Fired() []uint64 {
 	return append([]uint64(nil), p.fired...)
 }
 
+// Next is the fault the plan gives inst (another backend's use of a plan:
+// the dpdk backend's device resets).
+func (p *FaultPlan) Next(inst *cptdrv.Instruction) Fault { return p.next(inst) }
+
+// Kinds returns the kinds of the plan's rules, in order.
+func (p *FaultPlan) Kinds() []FaultKind {
+	var k []FaultKind
+	for _, r := range p.rules {
+		k = append(k, r.Kind)
+	}
+	return k
+}
+
 func (p *FaultPlan) next(inst *cptdrv.Instruction) Fault {
 	p.mu.Lock()
 	defer p.mu.Unlock()

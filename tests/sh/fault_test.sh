@@ -17,6 +17,9 @@
 # exchanges of tests/sh/tls_test.sh (sync and SSL_MODE_ASYNC servers) must pass
 # unchanged: the faults are invisible to the application.
 #
+# The dpdk backend's one fault, its device stopped and restarted under load,
+# runs the same two ways.
+#
 # Every fault_test run prints a "summary:" line; this script ends with
 # "N passed, N failed".
 set -u
@@ -78,6 +81,18 @@ for kind in error stall delay reset full crt absent mixed; do
 	step "$kind-fallback-off" env CPTPROV_FAULTS="$plan" CPTPROV_FALLBACK=off CPTPROV_REQUEST_TIMEOUT_MS="$timeout" \
 		"$B/fault_test" --provider-path "$B" --stats-dir "$stats" --expect "$expect"
 done
+
+# The dpdk backend's device stopped under load (its only fault kind: the
+# cryptodev stopped, then started again 2 ms later), both policies.
+if [ -e "$B/libcptdpdk.so" ]; then
+	for fb in on off; do
+		expect=ok
+		[ "$fb" = off ] && expect=clean
+		stats=$(mktemp -d "$log/stats.XXXXXX")
+		step "dpdk-reset-fallback-$fb" env CPTPROV_TEST_BACKEND=dpdk CPTPROV_FAULTS="reset:every=7,delay=2ms" \
+			CPTPROV_FALLBACK=$fb "$B/fault_test" --provider-path "$B" --stats-dir "$stats" --expect "$expect"
+	done
+fi
 
 # The differential harnesses and TLS under all the faults, fallback on.
 export CPTPROV_FAULTS=$MIXED CPTPROV_FALLBACK=on
