@@ -28,7 +28,7 @@ const char *shim_load(const char *path)
 
     if (h == NULL)
         return dlerror();
-#define SYM(f)                                                    \
+#define SYM(f)                                                 \
     if ((*(void **)&shim.f = dlsym(h, "cptdpdk_" #f)) == NULL) \
         return "cptdpdk_" #f " is missing";
     SYM(eal_init)

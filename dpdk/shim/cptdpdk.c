@@ -344,8 +344,7 @@ static bool cipher_ok(int dev, enum rte_crypto_cipher_algorithm algo, const uint
 }
 
 /* keymax 0: a plain hash (key size 0). */
-static bool auth_ok(int dev, enum rte_crypto_auth_algorithm algo, uint16_t keymax,
-    uint16_t digest)
+static bool auth_ok(int dev, enum rte_crypto_auth_algorithm algo, uint16_t keymax, uint16_t digest)
 {
     const struct rte_cryptodev_symmetric_capability *c =
         symcap(dev, RTE_CRYPTO_SYM_XFORM_AUTH, algo);
@@ -501,8 +500,7 @@ static int setup_qps(int dev, struct dev *d, int socket, char *err, size_t errle
         qc.mp_session = d->sym_sess;
         ret = rte_cryptodev_queue_pair_setup((uint8_t)dev, (uint16_t)q, &qc, socket);
         if (ret < 0) {
-            seterr(err, errlen, "rte_cryptodev_queue_pair_setup(%u): %s", q,
-                rte_strerror(-ret));
+            seterr(err, errlen, "rte_cryptodev_queue_pair_setup(%u): %s", q, rte_strerror(-ret));
             return -1;
         }
     }
@@ -701,8 +699,8 @@ int cptdpdk_dev_close(int dev, char *err, size_t errlen)
         return 0;
     cptdpdk_dev_usage(dev, &u);
     if (u.ops || u.mbufs || u.sym_sessions || u.asym_sessions) {
-        seterr(err, errlen, "still out: %u ops, %u mbufs, %u sym sessions, %u asym sessions",
-            u.ops, u.mbufs, u.sym_sessions, u.asym_sessions);
+        seterr(err, errlen, "still out: %u ops, %u mbufs, %u sym sessions, %u asym sessions", u.ops,
+            u.mbufs, u.sym_sessions, u.asym_sessions);
         return -1;
     }
     cptdpdk_dev_stop(dev);
@@ -821,8 +819,8 @@ void *cptdpdk_sess_cipher(int dev, uint32_t alg, int dir, const uint8_t *key, ui
     x.type = RTE_CRYPTO_SYM_XFORM_CIPHER;
     x.cipher.op = s->encrypt ? RTE_CRYPTO_CIPHER_OP_ENCRYPT : RTE_CRYPTO_CIPHER_OP_DECRYPT;
     x.cipher.algo = alg == CPTDPDK_AES_CBC ? RTE_CRYPTO_CIPHER_AES_CBC
-        : alg == CPTDPDK_AES_CTR          ? RTE_CRYPTO_CIPHER_AES_CTR
-                                          : RTE_CRYPTO_CIPHER_3DES_CBC;
+        : alg == CPTDPDK_AES_CTR           ? RTE_CRYPTO_CIPHER_AES_CTR
+                                           : RTE_CRYPTO_CIPHER_3DES_CBC;
     x.cipher.key.data = key;
     x.cipher.key.length = (uint16_t)keylen;
     x.cipher.iv.offset = IV_OFF;
@@ -992,8 +990,8 @@ static struct rte_crypto_op *build_modexp(struct dev *d, const struct cptdpdk_re
     struct rte_crypto_op *op;
     struct asym_priv *p;
 
-    if (total > ASYM_MAX || r->in0len > ASYM_MAX || r->outlen < s->modlen
-        || r->outlen > ASYM_MAX || r->out == NULL || d->asym_ops == NULL)
+    if (total > ASYM_MAX || r->in0len > ASYM_MAX || r->outlen < s->modlen || r->outlen > ASYM_MAX
+        || r->out == NULL || d->asym_ops == NULL)
         return NULL;
     op = rte_crypto_op_alloc(d->asym_ops, RTE_CRYPTO_OP_TYPE_ASYMMETRIC);
     if (op == NULL)
@@ -1019,8 +1017,8 @@ static struct rte_crypto_op *build_modexp(struct dev *d, const struct cptdpdk_re
     return op;
 }
 
-static struct rte_crypto_op *build_sym(struct dev *d, const struct cptdpdk_req *r,
-    struct sess *s, uint32_t gen)
+static struct rte_crypto_op *build_sym(struct dev *d, const struct cptdpdk_req *r, struct sess *s,
+    uint32_t gen)
 {
     uint64_t total = (uint64_t)r->in0len + r->inlen;
     struct rte_crypto_op *op;

@@ -1554,7 +1554,7 @@ void cpt_stats_check_paths(const cpt_env *env, const cpt_opts *o, const char *al
     const char *thr = getenv("CPTPROV_CPU_THRESHOLD"), *faults = getenv("CPTPROV_FAULTS");
     int cpu_path = thr == NULL || strcmp(thr, "0") != 0, ok = 0;
     /* On a backend that computes some algorithms on the CPU itself (the
-     * tests' dpdk), those count as software only. */
+     * tests' dpdk), those count as software. */
     int offered = cpt_test_backend_offers(alg);
     /* Under injected faults the driver computes some operations in
      * software: software may count even with the CPU path off. */
@@ -1571,9 +1571,10 @@ void cpt_stats_check_paths(const cpt_env *env, const cpt_opts *o, const char *al
     for (double end = cpt_now() + 3.5; !ok && cpt_now() < end; usleep(100000))
         ok = cpt_stats_read(env->stats_dir, env->name, getpid(), alg, &st, why, sizeof(why))
             && st.found && st.ops > 0 && st.bytes > 0
-            && (offered == 0      ? st.software > 0 && st.device == 0
-                   : offered == 2 ? st.device > 0
-                   : st.device > 0 && (cpu_path ? st.software > 0 : fallbacks || st.software == 0))
+            && (offered == 0 ? st.software > 0
+                    : offered == 2
+                    ? st.device > 0
+                    : st.device > 0 && (cpu_path ? st.software > 0 : fallbacks || st.software == 0))
             && st.ops >= st.device + st.software;
     CPT_CHECK(ok, "%s counters: ops %lld, bytes %lld, device %lld, software %lld%s%s", alg, st.ops,
         st.bytes, st.device, st.software, why[0] ? ": " : "", why);

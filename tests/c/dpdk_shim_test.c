@@ -58,11 +58,11 @@ static void CPT_FAIL(const char *fmt, ...)
     fflush(stdout);
 }
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        checks++;                                                                             \
-        if (!(cond))                                                                          \
-            CPT_FAIL(__VA_ARGS__);                                                            \
+#define CHECK(cond, ...)           \
+    do {                           \
+        checks++;                  \
+        if (!(cond))               \
+            CPT_FAIL(__VA_ARGS__); \
     } while (0)
 
 /* ---- random ---- */
@@ -406,9 +406,12 @@ static void test_cipher(int dev, int qp, uint32_t alg)
 
     for (int k = 0; k < nkeys; k++) {
         const EVP_CIPHER *c = alg == CPTDPDK_DES3_CBC ? EVP_des_ede3_cbc()
-            : alg == CPTDPDK_AES_CBC
-            ? (keys[k] == 16 ? EVP_aes_128_cbc() : keys[k] == 24 ? EVP_aes_192_cbc() : EVP_aes_256_cbc())
-            : (keys[k] == 16 ? EVP_aes_128_ctr() : keys[k] == 24 ? EVP_aes_192_ctr() : EVP_aes_256_ctr());
+            : alg == CPTDPDK_AES_CBC                  ? (keys[k] == 16 ? EVP_aes_128_cbc()
+                                       : keys[k] == 24                 ? EVP_aes_192_cbc()
+                                                                       : EVP_aes_256_cbc())
+                                                      : (keys[k] == 16        ? EVP_aes_128_ctr()
+                                                              : keys[k] == 24 ? EVP_aes_192_ctr()
+                                                                              : EVP_aes_256_ctr());
 
         for (int dir = CPTDPDK_DIR_ENCRYPT; dir <= CPTDPDK_DIR_DECRYPT; dir++)
             for (int it = 0; it < iters; it++) {
@@ -623,8 +626,8 @@ static void test_edges(int dev, uint32_t algs)
     struct cptdpdk_done d[8];
     char err[256];
     uint32_t alg = algs & CPTDPDK_SHA256 ? CPTDPDK_SHA256
-        : algs & CPTDPDK_HMAC_SHA256    ? CPTDPDK_HMAC_SHA256
-                                        : 0;
+        : algs & CPTDPDK_HMAC_SHA256     ? CPTDPDK_HMAC_SHA256
+                                         : 0;
     void *s;
     int n;
 
@@ -690,8 +693,8 @@ static void test_edges(int dev, uint32_t algs)
                     (unsigned long long)d[i].tag_id);
             back += n;
         }
-        CHECK(first > 0 && first <= 64, "dev %d flood: first enqueue took %d of %d (depth 64)",
-            dev, first, FLOOD);
+        CHECK(first > 0 && first <= 64, "dev %d flood: first enqueue took %d of %d (depth 64)", dev,
+            first, FLOOD);
         CHECK(back == FLOOD, "dev %d flood: %d of %d back", dev, back, FLOOD);
     }
 
@@ -736,8 +739,8 @@ out:
 static void print_algs(uint32_t algs)
 {
     static const char *names[] = { "AES_GCM", "CHACHAPOLY", "AES_CBC", "AES_CTR", "DES3_CBC",
-        "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "HMAC_SHA1", "HMAC_SHA224",
-        "HMAC_SHA256", "HMAC_SHA384", "HMAC_SHA512", "MODEXP" };
+        "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "HMAC_SHA1", "HMAC_SHA224", "HMAC_SHA256",
+        "HMAC_SHA384", "HMAC_SHA512", "MODEXP" };
 
     for (int b = 0; b < 16; b++)
         if (algs & (1u << b))
@@ -864,8 +867,9 @@ int main(int argc, char **argv)
     CHECK(ndev == 3, "eal_init: %d cryptodevs, want 3", ndev);
     CHECK(log_lines > 0, "no log line reached the callback");
     pthread_getaffinity_np(pthread_self(), sizeof(after), &after);
-    CHECK(CPU_EQUAL(&before, &after), "thread affinity changed by eal_init (%d CPUs now, %d before)",
-        CPU_COUNT(&after), CPU_COUNT(&before));
+    CHECK(CPU_EQUAL(&before, &after),
+        "thread affinity changed by eal_init (%d CPUs now, %d before)", CPU_COUNT(&after),
+        CPU_COUNT(&before));
 
     /* a forked child cannot start the EAL again: -2, silently */
     fflush(NULL);
@@ -930,8 +934,8 @@ int main(int argc, char **argv)
             test_modexp(dev, nqp - 1, info.max_modlen);
         test_edges(dev, info.algs);
 
-        CHECK(cptdpdk_dev_usage(dev, &u) == 0 && u.ops == 0 && u.mbufs == 0
-                && u.sym_sessions == 0 && u.asym_sessions == 0,
+        CHECK(cptdpdk_dev_usage(dev, &u) == 0 && u.ops == 0 && u.mbufs == 0 && u.sym_sessions == 0
+                && u.asym_sessions == 0,
             "dev %d: usage at the end: %u ops %u mbufs %u sym %u asym", dev, u.ops, u.mbufs,
             u.sym_sessions, u.asym_sessions);
         CHECK(cptdpdk_dev_close(dev, err, sizeof(err)) == 0, "dev %d: close: %s", dev, err);

@@ -18,6 +18,12 @@
 #             1.3 handshakes (RSA on crypto_openssl, AES-GCM records on
 #             crypto_aesni_gcm) its main thread's CPU affinity is what it
 #             was (the EAL pins its caller), and idle it uses no CPU
+#   tls, nginx, haproxy
+#             tls_test.sh's cases of the algorithms the devices take (and
+#             one each of those they do not), nginx_test.sh and
+#             haproxy_test.sh (ssl-mode-async), all on the dpdk backend:
+#             their checks, and the workers' devices did work, hold
+#             nothing, and kept their master's CPUs
 #
 # Usage: tests/sh/dpdk_test.sh [-v] [-k]
 set -u
@@ -174,4 +180,23 @@ else
 fi
 kill "$SPID" 2>/dev/null
 wait "$SPID" 2>/dev/null
+
+# sub NAME CMD...: another test script on the dpdk backend; its PASS and
+# FAIL lines count here.
+sub() {
+    local name=$1 line
+    shift
+    while IFS= read -r line; do
+        case $line in
+        PASS*) CPT_PASSED=$((CPT_PASSED + 1)); echo "PASS $name/${line#PASS }" ;;
+        FAIL*) CPT_FAILED=$((CPT_FAILED + 1)); echo "FAIL $name/${line#FAIL }" ;;
+        esac
+    done < <("$@" 2>&1)
+}
+TLS_CASES=(tls13-aes256gcm tls12-aes128gcm tls13-aes256gcm-async tls12-aes256gcm-async
+    interop-tls13-aes256gcm-cptprov-server interop-tls12-aes128gcm-cptprov-client tls12-aes256cbc-mte
+    tls12-aes256cbc-mte-async tls13-aes256gcm-p256 tls12-rsa-kx tls13-chacha20 tls12-aes128sha-stitched)
+sub tls env TLS_TEST_CASES="${TLS_CASES[*]}" "$(cpt_repo_root)/tests/sh/tls_test.sh"
+sub nginx env LOAD_SECS=10 "$(cpt_repo_root)/tests/sh/nginx_test.sh"
+sub haproxy "$(cpt_repo_root)/tests/sh/haproxy_test.sh"
 cpt_finish

@@ -142,6 +142,49 @@ cpt_write_config() {
     } >"$file"
 }
 
+# cpt_path_of ALG: the counter that shows ALG's work on the tests' backend:
+# "device" where it computes ALG on a device (always, without a test
+# backend), "software" where it runs ALG on its CPU path (the "# device:"
+# line of tests/backends/$CPTPROV_TEST_BACKEND.conf does not name it).
+cpt_path_of() {
+    local f pat pats=()
+    [ -n "${CPTPROV_TEST_BACKEND:-}" ] || { echo device; return; }
+    f="$(cpt_repo_root)/tests/backends/$CPTPROV_TEST_BACKEND.conf"
+    read -r -a pats < <(sed -n 's/^# device://p' "$f")
+    for pat in "${pats[@]}"; do
+        # shellcheck disable=SC2254 # pat is a pattern
+        case "$1" in $pat) echo device; return ;; esac
+    done
+    echo software
+}
+
+# cpt_test_backend_workers NAME REF_PID PID...: on the tests' dpdk backend,
+# the server workers PID... had DPDK's devices do work (their dpdk_crypto_*
+# counters in $STATS), hold no op or mbuf, and run on the CPUs of REF_PID
+# (their master: the EAL pins the thread that starts it, the backend gives
+# it its affinity back). Nothing without a test backend.
+cpt_test_backend_workers() {
+    [ "${CPTPROV_TEST_BACKEND:-}" = dpdk ] || return 0
+    local name=$1 ref=$2 p want got ops out why="" n=0
+    shift 2
+    want=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$ref/status")
+    for p in "$@"; do
+        ops=$(cpt_stats_doc "$STATS" "$p" "sum(v for k, v in j.get('device', {}).items() if k.startswith('dpdk_crypto_'))")
+        out=$(cpt_stats_doc "$STATS" "$p" "j.get('device', {}).get('dpdk_ops_out', -1) + j.get('device', {}).get('dpdk_mbufs_out', -1)")
+        got=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$p/status")
+        if [ "${ops:-0}" -gt 0 ] && [ "$out" = 0 ] && [ "$got" = "$want" ]; then
+            n=$((n + ops))
+        else
+            why="$why pid $p: device requests ${ops:-none}, ops and mbufs out ${out:-none}, CPUs $got (master: $want);"
+        fi
+    done
+    if [ -z "$why" ]; then
+        cpt_pass "$name" "DPDK's devices completed $n requests in the workers, nothing left out, the workers on CPUs $want as their master"
+    else
+        cpt_fail "$name" "$why"
+    fi
+}
+
 # cpt_stats_doc DIR PID FILTER: runs the Python expression FILTER on the
 # process's statistics (cptstat -json, exited processes included) bound to
 # j; prints an integer or string result, or nothing when the process has no

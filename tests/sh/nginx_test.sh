@@ -103,6 +103,8 @@ for alg in RSA ECDSA X25519 ECDH AES-128-GCM AES-256-GCM ChaCha20-Poly1305 AES-1
         cpt_fail "counters-$alg" "no $alg operation by cptprov in the workers: $(for p in $(nginx_pids); do cpt_stats_show "$STATS" "$p"; done)"
     fi
 done
+# shellcheck disable=SC2046 # one pid a word
+cpt_test_backend_workers devices-dpdk "$MASTER" $(nginx_pids)
 
 worker_device() { worker_sum "$1" device; }
 cpt_tls_fetch_hybrid "$PORT" "$T" "$WWW" "$LOGS" worker_device

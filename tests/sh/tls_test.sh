@@ -248,11 +248,11 @@ run_case() {
     if [ "$ends" != server ]; then
         if [ -z "$cli_pid" ]; then
             errs+=("client pid unknown")
-        elif ! cpt_stats_wait "$STATS" "$cli_pid" "$alg" "${ALG_PATH:-device}" 3; then
+        elif ! cpt_stats_wait "$STATS" "$cli_pid" "$alg" "${ALG_PATH:-$(cpt_path_of "$alg")}" 3; then
             errs+=("client stats: $(cpt_stats_show "$STATS" "$cli_pid")")
         fi
     fi
-    if [ "$ends" != client ] && ! cpt_stats_wait "$STATS" "$srv_pid" "$alg" "${ALG_PATH:-device}" 3; then
+    if [ "$ends" != client ] && ! cpt_stats_wait "$STATS" "$srv_pid" "$alg" "${ALG_PATH:-$(cpt_path_of "$alg")}" 3; then
         errs+=("server stats: $(cpt_stats_show "$STATS" "$srv_pid")")
     fi
     # The public-key work (KEX: by default the X25519 key exchange, OpenSSL
@@ -264,8 +264,8 @@ run_case() {
         [ -n "$p" ] || continue
         [ "$ends" = both ] || [ "$ends" = $who ] || continue
         for kex in ${KEX:-X25519 RSA}; do
-            if ! cpt_stats_wait "$STATS" "$p" "$kex" device 3; then
-                errs+=("$who did no $kex on the device: $(cpt_stats_show "$STATS" "$p")")
+            if ! cpt_stats_wait "$STATS" "$p" "$kex" "$(cpt_path_of "$kex")" 3; then
+                errs+=("$who did no $kex in cptprov ($(cpt_path_of "$kex")): $(cpt_stats_show "$STATS" "$p")")
             fi
         done
     done
@@ -273,7 +273,7 @@ run_case() {
     # operations on the device (OpenSSL 3.5's client offers two key shares).
     if [ -n "${CLIENT_KEX_MIN:-}" ] && [ -n "$cli_pid" ]; then
         local kalg=${CLIENT_KEX_MIN% *} kmin=${CLIENT_KEX_MIN#* } kops
-        kops=$(cpt_stats_get "$STATS" "$cli_pid" "$kalg" device)
+        kops=$(cpt_stats_get "$STATS" "$cli_pid" "$kalg" "$(cpt_path_of "$kalg")")
         [ "${kops:-0}" -ge "$kmin" ] || errs+=("client did ${kops:-0} $kalg on the device, at least $kmin expected")
     fi
     # A clean exchange has no failed operation at either end.
@@ -289,9 +289,9 @@ run_case() {
 
     if [ ${#errs[@]} -eq 0 ]; then
         local sdev=default cdev=default
-        [ "$ends" != client ] && sdev=$(cpt_stats_get "$STATS" "$srv_pid" "$alg" "${ALG_PATH:-device}")
-        [ "$ends" != server ] && cdev=$(cpt_stats_get "$STATS" "$cli_pid" "$alg" "${ALG_PATH:-device}")
-        cpt_pass "$name" "$cs, $mode $size bytes, $alg ${ALG_PATH:-device} ops: server $sdev, client $cdev"
+        [ "$ends" != client ] && sdev=$(cpt_stats_get "$STATS" "$srv_pid" "$alg" "${ALG_PATH:-$(cpt_path_of "$alg")}")
+        [ "$ends" != server ] && cdev=$(cpt_stats_get "$STATS" "$cli_pid" "$alg" "${ALG_PATH:-$(cpt_path_of "$alg")}")
+        cpt_pass "$name" "$cs, $mode $size bytes, $alg ${ALG_PATH:-$(cpt_path_of "$alg")} ops: server $sdev, client $cdev"
     else
         cpt_fail "$name" "$(printf '%s; ' "${errs[@]}")"
         sed 's/^/    client: /' "$d/client.err" | head -n 20
