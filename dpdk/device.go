@@ -37,13 +37,13 @@ type Device struct {
 	devs  []*cryptodev
 	byAlg map[uint32]*cryptodev // the first device offering each CPTDPDK_* algorithm
 
-	queues atomic.Pointer[[]*cptdrv.Queue]
-	qmu    sync.Mutex
-	lanes  []*lane
-	ring   atomic.Uint32 // the lane the next doorbell wakes
-	stop   chan struct{}
-	wg     sync.WaitGroup
-	once   sync.Once
+	queues  atomic.Pointer[[]*cptdrv.Queue]
+	qmu     sync.Mutex
+	lanes   []*lane
+	park    cptdrv.Parker // idle lanes sleep here; the doorbell wakes one
+	stopped atomic.Bool
+	wg      sync.WaitGroup
+	once    sync.Once
 
 	sess    sessions
 	nextTag atomic.Uint64
@@ -109,12 +109,10 @@ type part struct {
 
 // lane is one poller goroutine; lane i drives queue pair i of each device.
 type lane struct {
-	i    int
-	wake chan struct{}
+	i int
 }
 
 func (d *Device) start() {
-	d.stop = make(chan struct{})
 	d.queues.Store(&[]*cptdrv.Queue{})
 	d.sess.init()
 	n := 1
@@ -125,7 +123,7 @@ func (d *Device) start() {
 		n = 0 // nothing to poll: the submitters compute everything (Execute)
 	}
 	for i := 0; i < n; i++ {
-		l := &lane{i: i, wake: make(chan struct{}, 1)}
+		l := &lane{i: i}
 		d.lanes = append(d.lanes, l)
 		d.wg.Add(1)
 		go d.poll(l)
@@ -178,11 +176,7 @@ func (d *Device) Doorbell(q *cptdrv.Queue) {
 		}
 		return
 	}
-	l := d.lanes[int(d.ring.Add(1))%len(d.lanes)]
-	select {
-	case l.wake <- struct{}{}:
-	default:
-	}
+	d.park.Wake(1)
 }
 
 // Execute implements cptdrv.Assister: a synchronous submitter's
@@ -243,6 +237,7 @@ func (d *Device) run(q *cptdrv.Queue, inst *cptdrv.Instruction, l *lane) {
 			backoff(spins)
 		}
 	}
+	putJob(j)
 }
 
 // stopDevice stops cd (rte_cryptodev_stop) and starts it again after
@@ -407,7 +402,9 @@ func (d *Device) collect(qp *qpair) int {
 	return n
 }
 
-// finish writes a job's result and reports its completion.
+// finish writes a job's result and reports its completion. A lane's job
+// goes back to the pool here; a waiting submitter's, once it has seen it
+// finished.
 func (d *Device) finish(j *job) {
 	comp, uc, rlen, written := d.complete(j)
 	if !written {
@@ -417,11 +414,15 @@ func (d *Device) finish(j *job) {
 		cptdrv.ResultAt(j.inst.ResPtr).Publish(comp, uc, rlen)
 	}
 	j.release(d)
-	if j.lane {
+	q, tag, lane := j.q, j.inst.Tag, j.lane
+	if lane {
 		j.qp.laneOut.Add(-1)
 	}
 	j.finished.Store(true)
-	j.q.Complete(j.inst.Tag)
+	q.Complete(tag)
+	if lane {
+		putJob(j)
+	}
 }
 
 // complete maps a finished job's statuses to its result. written: the CPU
@@ -492,15 +493,30 @@ func (d *Device) poll(l *lane) {
 			continue
 		}
 		idle = 0
-		select {
-		case <-l.wake:
-		case <-d.stop:
+		// Re-check after announcing the sleep: a doorbell rung before the
+		// announcement saw no sleeper and woke nobody. The timeout only
+		// bounds the cost of a lost wake-up, which the protocol excludes.
+		seq := d.park.Prepare()
+		if d.stopped.Load() {
+			d.park.Cancel()
 			return
-		case <-time.After(100 * time.Millisecond):
-			// Bounds the cost of a lost doorbell, which the buffered
-			// channel excludes.
+		}
+		if d.pending() {
+			d.park.Cancel()
+			continue
+		}
+		d.park.Sleep(seq, int64(100*time.Millisecond))
+	}
+}
+
+// pending reports whether an instruction waits in a queue.
+func (d *Device) pending() bool {
+	for _, q := range *d.queues.Load() {
+		if q.Pending() > 0 {
+			return true
 		}
 	}
+	return false
 }
 
 // backoff waits a little longer the longer nothing came.
@@ -549,7 +565,8 @@ func (d *Device) Forget(keyID uint64) {
 // Close implements cptdrv.Device.
 func (d *Device) Close() {
 	d.once.Do(func() {
-		close(d.stop)
+		d.stopped.Store(true)
+		d.park.Wake(len(d.lanes))
 		d.wg.Wait()
 		for _, cd := range d.devs {
 			for _, qp := range cd.qps {

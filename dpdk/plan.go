@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -41,6 +42,20 @@ type job struct {
 	saved    [16]byte       // a CBC decryption's next chaining value
 	scratch  unsafe.Pointer // C memory the requests write (the CRT halves)
 	crt      [][]byte       // the CRT key: p, q, qInv
+}
+
+var jobs = sync.Pool{New: func() any { return new(job) }}
+
+// newJob is a job for inst on qp (from the pool: one per operation).
+func newJob(inst *cptdrv.Instruction, qp *qpair, n int, post func(*Device, *job) (uint8, uint8, uint32, bool)) *job {
+	j := jobs.Get().(*job)
+	*j = job{inst: *inst, dev: qp.dev, qp: qp, n: n, post: post}
+	return j
+}
+
+func putJob(j *job) {
+	j.crt = nil
+	jobs.Put(j)
 }
 
 func (j *job) release(d *Device) {
@@ -211,7 +226,7 @@ func (d *Device) planGCM(inst *cptdrv.Instruction, lane int) *job {
 	if ss == nil {
 		return nil
 	}
-	j := &job{inst: *inst, dev: cd, qp: qp, n: 1, post: gcmDone}
+	j := newJob(inst, qp, 1, gcmDone)
 	j.sess[0] = ss
 	j.reqs[0] = C.struct_cptdpdk_req{sess: ss.ptr, kind: C.CPTDPDK_OP_AEAD,
 		in: ptr(inst.DPtr), inlen: C.uint32_t(n), out: ptr(inst.RPtr), outlen: C.uint32_t(n),
@@ -370,7 +385,7 @@ func (d *Device) planBlock(inst *cptdrv.Instruction, lane int) *job {
 	if ss == nil {
 		return nil
 	}
-	j := &job{inst: *inst, dev: cd, qp: qp, n: 1, post: blockDone}
+	j := newJob(inst, qp, 1, blockDone)
 	j.sess[0] = ss
 	j.reqs[0] = C.struct_cptdpdk_req{sess: ss.ptr, kind: C.CPTDPDK_OP_CIPHER,
 		in0: bptr(ctx.AAD[:]), in0len: C.uint32_t(prefix), in: ptr(inst.DPtr), inlen: C.uint32_t(n),
@@ -444,7 +459,7 @@ func (d *Device) planModExp(inst *cptdrv.Instruction, lane int) *job {
 		if ss == nil {
 			return nil
 		}
-		j := &job{inst: *inst, dev: cd, qp: qp, n: 1, post: modExpDone}
+		j := newJob(inst, qp, 1, modExpDone)
 		j.sess[0] = ss
 		j.reqs[0] = C.struct_cptdpdk_req{sess: ss.ptr, kind: C.CPTDPDK_OP_MODEXP,
 			in: bptr(base), inlen: C.uint32_t(l), out: ptr(inst.RPtr), outlen: C.uint32_t(l)}
@@ -474,7 +489,8 @@ func (d *Device) planModExp(inst *cptdrv.Instruction, lane int) *job {
 			d.sess.release(s1)
 			return nil
 		}
-		j := &job{inst: *inst, dev: cd, qp: qp, n: 2, post: crtDone, crt: [][]byte{bytes.Clone(P), bytes.Clone(Q), bytes.Clone(qInv)}}
+		j := newJob(inst, qp, 2, crtDone)
+		j.crt = [][]byte{bytes.Clone(P), bytes.Clone(Q), bytes.Clone(qInv)}
 		j.sess[0], j.sess[1] = s1, s2
 		// The halves and their inputs in C memory: the shim reads and
 		// writes them after this call returns.

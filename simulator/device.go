@@ -58,7 +58,7 @@ type group struct {
 	id       uint8
 	mu       sync.Mutex
 	queues   atomic.Pointer[[]*cptdrv.Queue]
-	park     parker
+	park     cptdrv.Parker
 	spinning atomic.Int32
 	engines  int
 	// pausedUntil: the engines take no instruction before this time
@@ -97,7 +97,6 @@ func New(cfg Config) *Device {
 	}
 	for id, n := range map[uint8]int{cptdrv.GroupSE: cfg.SEEngines, cptdrv.GroupAE: cfg.AEEngines} {
 		g := &group{id: id, engines: n}
-		g.park.init()
 		g.queues.Store(&[]*cptdrv.Queue{})
 		d.groups[id] = g
 		for i := 0; i < n; i++ {
@@ -151,7 +150,7 @@ func (d *Device) Doorbell(q *cptdrv.Queue) {
 	if g == nil || g.spinning.Load() != 0 {
 		return
 	}
-	g.park.wake(1)
+	g.park.Wake(1)
 }
 
 // Execute implements cptdrv.Assister.
@@ -190,7 +189,7 @@ func (d *Device) Close() {
 	d.once.Do(func() {
 		d.stopped.Store(true)
 		for _, g := range d.groups {
-			g.park.wake(g.engines)
+			g.park.Wake(g.engines)
 		}
 	})
 	d.wg.Wait()
@@ -222,16 +221,16 @@ func (d *Device) engine(g *group) {
 		// Re-check after announcing the sleep: a doorbell rung before the
 		// announcement saw no sleeper and woke nobody. The timeout only
 		// bounds the cost of a lost wake-up, which the protocol excludes.
-		seq := g.park.prepare()
+		seq := g.park.Prepare()
 		if d.stopped.Load() {
-			g.park.cancel()
+			g.park.Cancel()
 			return
 		}
 		if g.pending() {
-			g.park.cancel()
+			g.park.Cancel()
 			continue
 		}
-		g.park.sleep(seq, int64(100*time.Millisecond))
+		g.park.Sleep(seq, int64(100*time.Millisecond))
 	}
 }
 

@@ -54,7 +54,8 @@ suite_timeout=${DEBIAN13_TIMEOUT:-3600}
 work=$repo/build/debian13
 # What tests/deps.sh checks for, plus what a minimal root lacks: procps
 # (pgrep, ps).
-packages=(gcc libc6-dev make openssl libssl-dev python3 nginx haproxy curl nghttp2-client valgrind shellcheck procps)
+packages=(gcc libc6-dev make openssl libssl-dev python3 nginx haproxy curl nghttp2-client valgrind shellcheck procps
+	pkgconf libdpdk-dev librte-crypto-openssl25 librte-crypto-ipsec-mb25)
 
 closed=0
 fail() {
