@@ -27,6 +27,7 @@ type saved struct {
 	Ops           []savedOps
 	Split         []savedSplit
 	Servers       []savedServer
+	DPDK          []savedDPDK
 }
 
 type savedServer struct {
@@ -73,6 +74,9 @@ func (r *report) save(dir string) error {
 	for k, p := range r.ops {
 		s.Ops = append(s.Ops, savedOps{k.alg, k.prov, k.jobs, p.rate, p.cpuUs})
 	}
+	for k, p := range r.dpdk {
+		s.DPDK = append(s.DPDK, savedDPDK{k.size, k.jobs, p.def, p.cpt})
+	}
 	for k, p := range r.srv {
 		s.Servers = append(s.Servers, savedServer{k.server, k.what, p.def, p.cpt})
 	}
@@ -100,6 +104,10 @@ func loadReport(dir string) (*report, error) {
 			procs: s.Procs, ciphers: s.Ciphers, digests: s.Digests, sizes: s.Sizes, opsAlgs: s.OpsAlgs},
 		env: s.Env, cmds: s.Cmds, notes: s.Notes,
 		pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{},
+		dpdk: map[dpdkKey]*pair{},
+	}
+	for _, x := range s.DPDK {
+		r.dpdk[dpdkKey{x.Size, x.Jobs}] = &pair{x.Def, x.Cpt}
 	}
 	for _, x := range s.Servers {
 		r.srv[serverKey{x.Server, x.What}] = &pair{x.Def, x.Cpt}

@@ -12,7 +12,7 @@ import (
 // fakeReport is a report as a quick run fills it (made-up figures).
 func fakeReport() *report {
 	cfg := quickConfig("/nonexistent")
-	r := &report{cfg: cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{}}
+	r := &report{cfg: cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{}, dpdk: map[dpdkKey]*pair{}}
 	r.srv[serverKey{"nginx", "handshakes/s"}] = &pair{point{400}, point{380}}
 	r.srv[serverKey{"haproxy", "bulk MB/s"}] = &pair{point{900}, point{880}}
 	r.env = [][2]string{{"logical CPUs", "2"}, {"CPU", "test"}}
