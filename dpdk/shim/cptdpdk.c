@@ -261,6 +261,11 @@ int cptdpdk_eal_init(int argc, char **argv, cptdpdk_log_fn log, int loglevel, ch
         return -1;
     }
     atomic_store(&eal_done, 1);
+    /* The EAL's run directory (/var/run/dpdk/<prefix>) holds nothing of an
+     * instance without shared configuration or telemetry, and would stay
+     * behind the process: a directory for every worker a server ever ran.
+     * rmdir removes it only if it is indeed empty. */
+    rmdir(rte_eal_get_runtime_dir());
     for (int d = 0; d < RTE_CRYPTO_MAX_DEVS; d++)
         if (rte_cryptodev_is_valid_dev((uint8_t)d))
             devs[d].algs = dev_algs(d, &devs[d].max_modlen);

@@ -119,7 +119,14 @@ speed() {
         cpt_fail "$name" "$n processes with statistics:$why"
         return
     fi
-    cpt_pass "$name" "${fig}k bytes/s, $n process(es), EAL log in cptprov's log only"
+    # The EAL's run directory goes with its (empty) contents at start.
+    for pid in $(cpt_stats_pids "$T/$name.stats"); do
+        if [ -e "/var/run/dpdk/cptprov-$pid" ] || [ -e "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk/cptprov-$pid" ]; then
+            cpt_fail "$name" "pid $pid left its EAL run directory behind"
+            return
+        fi
+    done
+    cpt_pass "$name" "${fig}k bytes/s, $n process(es), EAL log in cptprov's log only, no run directory left"
 }
 
 speed speed

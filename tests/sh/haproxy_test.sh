@@ -88,7 +88,7 @@ for alg in RSA ECDSA X25519 ECDH AES-128-GCM AES-256-GCM ChaCha20-Poly1305 AES-1
     fi
 done
 cpt_test_backend_workers devices-dpdk "$MASTER" "$WORKER"
-worker_device() { cpt_stats_get "$STATS" "$WORKER" "$1" device; }
+worker_device() { cpt_stats_get "$STATS" "$WORKER" "$1" "$(cpt_path_of "$1")"; }
 cpt_tls_fetch_hybrid "$PORT" "$T" "$WWW" "$LOGS" worker_device
 # ssl-mode-async: public-key instructions submitted from ASYNC jobs (the
 # rest ran inline on a synchronous caller's goroutine).

@@ -461,8 +461,9 @@ cpt_tls_hybrid_groups() {
 
 # cpt_tls_fetch_hybrid PORT DIR WWW LOGS SUM: for each hybrid group, curl
 # offering that group only (so the handshake is on it or fails), and the
-# server's device count of the group's classical half, read by the command
-# SUM ALG, must have grown: the server's hybrid code ran that half in
+# server's count of the group's classical half (device, or software where
+# the tests' backend runs it on its CPU path: cpt_path_of), read by the
+# command SUM ALG, must have grown: the server's hybrid code ran that half in
 # cptprov (the default provider's ML-KEM code fetches X25519 / EC through
 # the library context, which prefers cptprov).
 cpt_tls_fetch_hybrid() {
@@ -473,7 +474,7 @@ cpt_tls_fetch_hybrid() {
         _cpt_tls_fetch "tls13-$group" "$port" "$d" "$www" "$logs" --tlsv1.3 --curves "$group"
         after=$($sum "$alg")
         if [ "${after:-0}" -gt "${before:-0}" ]; then
-            cpt_pass "hybrid-$group" "the server's $alg half on the device: $before -> $after"
+            cpt_pass "hybrid-$group" "the server's $alg half in cptprov ($(cpt_path_of "$alg")): $before -> $after"
         else
             cpt_fail "hybrid-$group" "no $alg by cptprov in the server for $group ($before -> $after)"
         fi

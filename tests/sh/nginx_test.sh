@@ -106,7 +106,7 @@ done
 # shellcheck disable=SC2046 # one pid a word
 cpt_test_backend_workers devices-dpdk "$MASTER" $(nginx_pids)
 
-worker_device() { worker_sum "$1" device; }
+worker_device() { worker_sum "$1" "$(cpt_path_of "$1")"; }
 cpt_tls_fetch_hybrid "$PORT" "$T" "$WWW" "$LOGS" worker_device
 
 # cptstat sees the workers: each one listed, and the Prometheus text has
