@@ -91,7 +91,7 @@ deps:
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
-	$(GO) vet ./cptdrv/... ./simulator/... ./dispatch/... ./stats/... ./provider/... ./internal/... ./bench/...
+	$(GO) vet ./cptdrv/... ./simulator/... ./dpdk/... ./dispatch/... ./stats/... ./provider/... ./internal/... ./bench/...
 
 # shellcheck over every tracked shell script, following what they source
 # (lib.sh); a finding that is wrong is disabled in place, with the reason.

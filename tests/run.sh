@@ -50,7 +50,7 @@ benchquick() {
 }
 
 gotests() {
-	go test -race -count=1 -v ./cptdrv/... ./simulator/... ./dispatch/... ./stats/... ./internal/... ./bench/... ./cmd/... >"$logdir/go-raw.log" 2>&1
+	go test -race -count=1 -v ./cptdrv/... ./simulator/... ./dpdk/... ./dispatch/... ./stats/... ./internal/... ./bench/... ./cmd/... >"$logdir/go-raw.log" 2>&1
 	local rc=$?
 	grep -E '^(ok|FAIL|---|panic)' "$logdir/go-raw.log"
 	local p f
