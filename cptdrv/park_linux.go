@@ -5,6 +5,7 @@ package cptdrv
 import (
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -47,6 +48,26 @@ func (p *Parker) Sleep(seq uint32, timeoutNs int64) {
 		futexWait|futexPrivate, uintptr(seq),
 		uintptr(unsafe.Pointer(&ts)), 0, 0)
 	p.waiters.Add(-1)
+}
+
+// Idle puts an engine with nothing to do to sleep until a doorbell of qs,
+// unless stop is set (it returns false then: the engine ends) or work
+// arrived meanwhile. It re-checks after announcing the sleep: a doorbell
+// rung before the announcement saw no sleeper and woke nobody. The
+// timeout only bounds the cost of a lost wake-up, which the protocol
+// excludes.
+func (p *Parker) Idle(stop *atomic.Bool, qs *QueueSet) bool {
+	seq := p.Prepare()
+	if stop.Load() {
+		p.Cancel()
+		return false
+	}
+	if qs.Pending() {
+		p.Cancel()
+		return true
+	}
+	p.Sleep(seq, int64(100*time.Millisecond))
+	return true
 }
 
 // Wake wakes up to n sleepers; it costs nothing when none is asleep.

@@ -37,8 +37,7 @@ type Device struct {
 	devs  []*cryptodev
 	byAlg map[uint32]*cryptodev // the first device offering each CPTDPDK_* algorithm
 
-	queues  atomic.Pointer[[]*cptdrv.Queue]
-	qmu     sync.Mutex
+	queues  cptdrv.QueueSet
 	lanes   []*lane
 	park    cptdrv.Parker // idle lanes sleep here; the doorbell wakes one
 	stopped atomic.Bool
@@ -113,7 +112,6 @@ type lane struct {
 }
 
 func (d *Device) start() {
-	d.queues.Store(&[]*cptdrv.Queue{})
 	d.sess.init()
 	n := 1
 	for _, cd := range d.devs {
@@ -148,25 +146,12 @@ func (d *Device) Name() string { return "dpdk" }
 
 // Attach implements cptdrv.Backend.
 func (d *Device) Attach(q *cptdrv.Queue) error {
-	d.qmu.Lock()
-	defer d.qmu.Unlock()
-	qs := append(append([]*cptdrv.Queue{}, *d.queues.Load()...), q)
-	d.queues.Store(&qs)
+	d.queues.Add(q)
 	return nil
 }
 
 // Detach implements cptdrv.Backend.
-func (d *Device) Detach(q *cptdrv.Queue) {
-	d.qmu.Lock()
-	defer d.qmu.Unlock()
-	var qs []*cptdrv.Queue
-	for _, x := range *d.queues.Load() {
-		if x != q {
-			qs = append(qs, x)
-		}
-	}
-	d.queues.Store(&qs)
-}
+func (d *Device) Detach(q *cptdrv.Queue) { d.queues.Remove(q) }
 
 // Doorbell implements cptdrv.Backend: wake a lane. Without devices there
 // are no lanes, and the queue's submitter executes (Assist).
@@ -458,7 +443,7 @@ func (d *Device) poll(l *lane) {
 	idle := 0
 	for {
 		worked := false
-		for _, q := range *d.queues.Load() {
+		for _, q := range d.queues.Load() {
 			for k := 0; k < 32; k++ {
 				inst, ok := q.Next()
 				if !ok {
@@ -493,30 +478,10 @@ func (d *Device) poll(l *lane) {
 			continue
 		}
 		idle = 0
-		// Re-check after announcing the sleep: a doorbell rung before the
-		// announcement saw no sleeper and woke nobody. The timeout only
-		// bounds the cost of a lost wake-up, which the protocol excludes.
-		seq := d.park.Prepare()
-		if d.stopped.Load() {
-			d.park.Cancel()
+		if !d.park.Idle(&d.stopped, &d.queues) {
 			return
 		}
-		if d.pending() {
-			d.park.Cancel()
-			continue
-		}
-		d.park.Sleep(seq, int64(100*time.Millisecond))
 	}
-}
-
-// pending reports whether an instruction waits in a queue.
-func (d *Device) pending() bool {
-	for _, q := range *d.queues.Load() {
-		if q.Pending() > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // backoff waits a little longer the longer nothing came.

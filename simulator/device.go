@@ -56,8 +56,7 @@ type Device struct {
 // group is one engine group: its engines serve every queue attached to it.
 type group struct {
 	id       uint8
-	mu       sync.Mutex
-	queues   atomic.Pointer[[]*cptdrv.Queue]
+	queues   cptdrv.QueueSet
 	park     cptdrv.Parker
 	spinning atomic.Int32
 	engines  int
@@ -97,7 +96,6 @@ func New(cfg Config) *Device {
 	}
 	for id, n := range map[uint8]int{cptdrv.GroupSE: cfg.SEEngines, cptdrv.GroupAE: cfg.AEEngines} {
 		g := &group{id: id, engines: n}
-		g.queues.Store(&[]*cptdrv.Queue{})
 		d.groups[id] = g
 		for i := 0; i < n; i++ {
 			d.wg.Add(1)
@@ -119,10 +117,7 @@ func (d *Device) Attach(q *cptdrv.Queue) error {
 	if g == nil {
 		return errUnknownGroup(q.Group())
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	qs := append(append([]*cptdrv.Queue{}, *g.queues.Load()...), q)
-	g.queues.Store(&qs)
+	g.queues.Add(q)
 	return nil
 }
 
@@ -132,15 +127,7 @@ func (d *Device) Detach(q *cptdrv.Queue) {
 	if g == nil {
 		return
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	var qs []*cptdrv.Queue
-	for _, x := range *g.queues.Load() {
-		if x != q {
-			qs = append(qs, x)
-		}
-	}
-	g.queues.Store(&qs)
+	g.queues.Remove(q)
 }
 
 // Doorbell implements cptdrv.Backend: wake a parked engine, if any.
@@ -218,19 +205,9 @@ func (d *Device) engine(g *group) {
 				continue
 			}
 		}
-		// Re-check after announcing the sleep: a doorbell rung before the
-		// announcement saw no sleeper and woke nobody. The timeout only
-		// bounds the cost of a lost wake-up, which the protocol excludes.
-		seq := g.park.Prepare()
-		if d.stopped.Load() {
-			g.park.Cancel()
+		if !g.park.Idle(&d.stopped, &g.queues) {
 			return
 		}
-		if g.pending() {
-			g.park.Cancel()
-			continue
-		}
-		g.park.Sleep(seq, int64(100*time.Millisecond))
 	}
 }
 
@@ -238,7 +215,7 @@ func (d *Device) engine(g *group) {
 // one, and reports whether it found any.
 func (d *Device) poll(g *group) bool {
 	worked := false
-	for _, q := range *g.queues.Load() {
+	for _, q := range g.queues.Load() {
 		if inst, ok := q.Next(); ok {
 			d.execute(q, &inst)
 			worked = true
@@ -253,7 +230,7 @@ func (d *Device) poll(g *group) bool {
 func (d *Device) spin(g *group) bool {
 	deadline := time.Now().Add(d.cfg.Spin)
 	for i := 1; ; i++ {
-		if g.pending() {
+		if g.queues.Pending() {
 			return true
 		}
 		if i%16 == 0 {
@@ -263,15 +240,6 @@ func (d *Device) spin(g *group) bool {
 			runtime.Gosched()
 		}
 	}
-}
-
-func (g *group) pending() bool {
-	for _, q := range *g.queues.Load() {
-		if q.Pending() > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // execute runs one instruction: fault injection, the opcode's handler, the
@@ -337,7 +305,7 @@ func (d *Device) fail(q *cptdrv.Queue, inst *cptdrv.Instruction, comp uint8) {
 func (d *Device) reset() {
 	d.resets.Add(1)
 	for _, g := range d.groups {
-		for _, q := range *g.queues.Load() {
+		for _, q := range g.queues.Load() {
 			for {
 				inst, ok := q.Next()
 				if !ok {

@@ -25,25 +25,12 @@ func (b *bench) dpdkConf() (string, error) {
 	if _, err := os.Stat(shim); err != nil {
 		return "", fmt.Errorf("the dpdk backend is not built (%v)", err)
 	}
+	stats := filepath.Join(b.out, "dpdk-stats")
+	if err := os.MkdirAll(stats, 0o755); err != nil {
+		return "", err
+	}
 	path := filepath.Join(b.out, "dpdk-openssl.cnf")
-	conf := fmt.Sprintf(`openssl_conf = openssl_init
-[openssl_init]
-providers = provider_sect
-alg_section = algorithm_sect
-[provider_sect]
-default = default_sect
-cptprov = cptprov_sect
-[default_sect]
-activate = 1
-[cptprov_sect]
-module = %s
-backend = dpdk
-dpdk_devices = %s
-cpu_threshold = 0
-activate = 1
-[algorithm_sect]
-default_properties = ?provider=cptprov
-`, filepath.Join(b.cfg.root, "build", "cptprov.so"), dpdkDevices)
+	conf := opensslConf(b.cfg.root, stats, "backend = dpdk", "dpdk_devices = "+dpdkDevices, "cpu_threshold = 0")
 	return path, os.WriteFile(path, []byte(conf), 0o644)
 }
 

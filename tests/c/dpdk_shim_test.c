@@ -242,6 +242,20 @@ static void alloc_io(struct job *j, uint32_t len, uint32_t outlen)
     memcpy(j->orig, j->out, outlen);
 }
 
+/* An AEAD request of session sess over the job's buffers: 12-byte IV,
+ * aadlen bytes of AAD, a 16-byte tag. */
+static void aead_req(struct job *j, void *sess, uint32_t aadlen)
+{
+    j->r.sess = sess;
+    j->r.kind = CPTDPDK_OP_AEAD;
+    j->r.iv = j->iv;
+    j->r.ivlen = 12;
+    j->r.aad = j->aad;
+    j->r.aadlen = aadlen;
+    j->r.tag = j->tag;
+    j->r.taglen = 16;
+}
+
 /* ---- OpenSSL references ---- */
 
 static int evp_crypt(const EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t *iv,
@@ -322,14 +336,7 @@ static void test_aead(int dev, int qp, uint32_t alg, const char *name)
                 split_input(j, len, 0);
                 rndbytes(j->iv, 12);
                 rndbytes(j->aad, aadlen);
-                j->r.sess = se;
-                j->r.kind = CPTDPDK_OP_AEAD;
-                j->r.iv = j->iv;
-                j->r.ivlen = 12;
-                j->r.aad = j->aad;
-                j->r.aadlen = aadlen;
-                j->r.tag = j->tag;
-                j->r.taglen = 16;
+                aead_req(j, se, aadlen);
                 j->exp = malloc(len ? len : 1);
                 j->explen = len;
                 j->expect = CPTDPDK_OK;
@@ -360,14 +367,7 @@ static void test_aead(int dev, int qp, uint32_t alg, const char *name)
                         j->aad[rndn(aadlen)] ^= 0x01;
                     j->expect = CPTDPDK_AUTH_FAILED;
                 }
-                j->r.sess = sd;
-                j->r.kind = CPTDPDK_OP_AEAD;
-                j->r.iv = j->iv;
-                j->r.ivlen = 12;
-                j->r.aad = j->aad;
-                j->r.aadlen = aadlen;
-                j->r.tag = j->tag;
-                j->r.taglen = 16;
+                aead_req(j, sd, aadlen);
                 j->exp = malloc(len ? len : 1);
                 /* the plaintext: the encrypt job's input (kept before aliasing) */
                 j->explen = len;
