@@ -130,9 +130,34 @@ static void job_free(struct job *j)
     memset(j, 0, sizeof(*j));
 }
 
+static void verify_jobs(struct job *jobs, int n, const char *what)
+{
+    for (int i = 0; i < n; i++) {
+        struct job *j = &jobs[i];
+
+        if (!j->done)
+            continue;
+        CHECK(j->d.status == j->expect, "%s #%d (len %u+%u): status %d, want %d", what, i,
+            j->r.in0len, j->r.inlen, j->d.status, j->expect);
+        if (j->d.status != j->expect)
+            continue;
+        if (j->expect == CPTDPDK_OK) {
+            CHECK(j->d.outlen == j->explen, "%s #%d: outlen %u, want %u", what, i, j->d.outlen,
+                j->explen);
+            CHECK(j->explen == 0 || memcmp(j->out, j->exp, j->explen) == 0,
+                "%s #%d (len %u+%u): output differs from OpenSSL's", what, i, j->r.in0len,
+                j->r.inlen);
+        } else if (j->expect == CPTDPDK_AUTH_FAILED) {
+            CHECK(j->orig == NULL || memcmp(j->out, j->orig, j->r.outlen) == 0,
+                "%s #%d: out changed by a failed decryption", what, i);
+        }
+    }
+}
+
 /*
  * Submits jobs on (dev, qp): enqueues as much as the device takes, polls
- * completions a few at a time, until every job is back (or 20 s).
+ * completions a few at a time, until every job is back (or 20 s), then
+ * checks each returned job's status and output (verify_jobs).
  */
 static void run_jobs(int dev, int qp, struct job *jobs, int n, const char *what)
 {
@@ -181,33 +206,10 @@ static void run_jobs(int dev, int qp, struct job *jobs, int n, const char *what)
         }
         if (time(NULL) - start > 20) {
             CPT_FAIL("%s: %d of %d requests not back after 20 s", what, n - back, n);
-            return;
+            break;
         }
     }
-}
-
-static void verify_jobs(struct job *jobs, int n, const char *what)
-{
-    for (int i = 0; i < n; i++) {
-        struct job *j = &jobs[i];
-
-        if (!j->done)
-            continue;
-        CHECK(j->d.status == j->expect, "%s #%d (len %u+%u): status %d, want %d", what, i,
-            j->r.in0len, j->r.inlen, j->d.status, j->expect);
-        if (j->d.status != j->expect)
-            continue;
-        if (j->expect == CPTDPDK_OK) {
-            CHECK(j->d.outlen == j->explen, "%s #%d: outlen %u, want %u", what, i, j->d.outlen,
-                j->explen);
-            CHECK(j->explen == 0 || memcmp(j->out, j->exp, j->explen) == 0,
-                "%s #%d (len %u+%u): output differs from OpenSSL's", what, i, j->r.in0len,
-                j->r.inlen);
-        } else if (j->expect == CPTDPDK_AUTH_FAILED) {
-            CHECK(j->orig == NULL || memcmp(j->out, j->orig, j->r.outlen) == 0,
-                "%s #%d: out changed by a failed decryption", what, i);
-        }
-    }
+    verify_jobs(jobs, n, what);
 }
 
 /* A random split of the input into in0 || in (in0 empty half the time;
@@ -375,14 +377,12 @@ static void test_aead(int dev, int qp, uint32_t alg, const char *name)
             for (int i = 0; i < N; i++)
                 memcpy(dec[i].exp, enc[i].in, enc[i].explen);
             run_jobs(dev, qp, enc, N, what);
-            verify_jobs(enc, N, what);
             for (int i = 0; i < N; i++)
                 if (enc[i].done && enc[i].d.status == CPTDPDK_OK)
                     CHECK(memcmp(enc[i].tag, enc[i].exptag, 16) == 0, "%s #%d: tag differs", what,
                         i);
             snprintf(what + strlen(what), sizeof(what) - strlen(what), " decrypt");
             run_jobs(dev, qp, dec, N, what);
-            verify_jobs(dec, N, what);
             for (int i = 0; i < N; i++) {
                 job_free(&enc[i]);
                 job_free(&dec[i]);
@@ -447,7 +447,6 @@ static void test_cipher(int dev, int qp, uint32_t alg)
                         CPT_FAIL("%s: EVP", what);
                 }
                 run_jobs(dev, qp, jobs, N, what);
-                verify_jobs(jobs, N, what);
                 for (int i = 0; i < N; i++)
                     job_free(&jobs[i]);
                 cptdpdk_sess_free(dev, s, 0);
@@ -518,7 +517,6 @@ static void test_auth(int dev, int qp, int a)
             }
         }
         run_jobs(dev, qp, jobs, N, what);
-        verify_jobs(jobs, N, what);
         for (int i = 0; i < N; i++)
             job_free(&jobs[i]);
         cptdpdk_sess_free(dev, s, 0);
@@ -604,7 +602,6 @@ static void test_modexp(int dev, int qp, uint32_t max_modlen)
                     CPT_FAIL("%s: BN_mod_exp", what);
             }
             run_jobs(dev, qp, jobs, N, what);
-            verify_jobs(jobs, N, what);
             for (int i = 0; i < N; i++)
                 job_free(&jobs[i]);
             cptdpdk_sess_free(dev, s, 1);
