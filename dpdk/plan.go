@@ -393,8 +393,11 @@ func (d *Device) planBlock(inst *cptdrv.Instruction, lane int) *job {
 	if alg != C.CPTDPDK_AES_CTR && minor == cptdrv.MinorDec {
 		// The next chaining value is the last ciphertext block, which an
 		// in-place decryption overwrites.
-		all := append(append([]byte(nil), ctx.AAD[:prefix]...), cptdrv.Bytes(inst.DPtr, n)...)
-		copy(j.saved[:bs], all[total-bs:])
+		// Its bytes come from the end of the data, and from the end of the
+		// buffered prefix when the data is shorter than a block.
+		k := min(n, bs)
+		copy(j.saved[bs-k:bs], cptdrv.Bytes(inst.DPtr+uintptr(n-k), k))
+		copy(j.saved[:bs-k], ctx.AAD[prefix-(bs-k):prefix])
 	}
 	return j
 }
