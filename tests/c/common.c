@@ -363,6 +363,19 @@ static int abs_path(const char *in, char *out, size_t outlen)
 }
 
 /* Prints the message and OpenSSL's error queue to stderr; returns 0. */
+/* The tests' profile of backend b, tests/backends/b.conf (relative to the
+ * repository root, where the tests run); NULL, with why on stderr. */
+static FILE *test_backend_profile(const char *b)
+{
+    char path[256];
+    FILE *in;
+
+    snprintf(path, sizeof(path), "tests/backends/%s.conf", b);
+    if ((in = fopen(path, "r")) == NULL)
+        fprintf(stderr, "CPTPROV_TEST_BACKEND=%s: %s: %s\n", b, path, strerror(errno));
+    return in;
+}
+
 /*
  * CPTPROV_TEST_BACKEND=NAME runs the harness on another backend: the lines
  * of tests/backends/NAME.conf (relative to the repository root, where the
@@ -371,16 +384,13 @@ static int abs_path(const char *in, char *out, size_t outlen)
 static int test_backend_lines(FILE *out)
 {
     const char *b = getenv("CPTPROV_TEST_BACKEND");
-    char path[256], line[512];
+    char line[512];
     FILE *in;
 
     if (b == NULL || b[0] == '\0')
         return 1;
-    snprintf(path, sizeof(path), "tests/backends/%s.conf", b);
-    if ((in = fopen(path, "r")) == NULL) {
-        fprintf(stderr, "CPTPROV_TEST_BACKEND=%s: %s: %s\n", b, path, strerror(errno));
+    if ((in = test_backend_profile(b)) == NULL)
         return 0;
-    }
     while (fgets(line, sizeof(line), in) != NULL)
         if (line[0] != '#')
             fputs(line, out);
@@ -1589,14 +1599,13 @@ void cpt_stats_check_paths(const cpt_env *env, const cpt_opts *o, const char *al
 int cpt_test_backend_offers(const char *alg)
 {
     const char *b = getenv("CPTPROV_TEST_BACKEND");
-    char path[256], line[512];
+    char line[512];
     int found = 0;
     FILE *in;
 
     if (b == NULL || b[0] == '\0')
         return 1;
-    snprintf(path, sizeof(path), "tests/backends/%s.conf", b);
-    if ((in = fopen(path, "r")) == NULL)
+    if ((in = test_backend_profile(b)) == NULL)
         return 1;
     while (!found && fgets(line, sizeof(line), in) != NULL) {
         char *save = NULL, *pat;
