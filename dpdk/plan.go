@@ -18,6 +18,7 @@ import (
 
 	"cptprov/cptdrv"
 	"cptprov/internal/cptlog"
+	"cptprov/simulator"
 	"cptprov/simulator/aesgcm"
 	"cptprov/simulator/asym"
 )
@@ -91,8 +92,8 @@ func (d *Device) plan(inst *cptdrv.Instruction, lane int) (j *job) {
 			return nil
 		}
 		switch inst.Param1 {
-		case cptdrv.CipherAESGCM:
-			return d.planGCM(inst, lane)
+		case cptdrv.CipherAESGCM, cptdrv.CipherChaChaPoly:
+			return d.planAEAD(inst, lane)
 		case cptdrv.CipherAESCBC, cptdrv.CipherAESCTR, cptdrv.Cipher3DESCBC:
 			return d.planBlock(inst, lane)
 		}
@@ -142,35 +143,45 @@ func instName(inst *cptdrv.Instruction) string {
 	return ""
 }
 
-// The record a GCM message's first piece leaves in its context's Engine
+// The record an AEAD message's first piece leaves in its context's Engine
 // area when it ran on a device and the message stays open (the running
 // tag): where its ciphertext is, so that the CPU path can rebuild the
-// GHASH state should the message continue. It lies past the space of the
-// CPU path's own state, which it leaves zero (no message).
-type gcmRecord struct {
+// stream's state (GCM's GHASH, ChaCha20-Poly1305's Poly1305) should the
+// message continue. It lies past the space of the CPU path's own state:
+// GCM's, which it leaves zero (no message), or ChaCha20-Poly1305's handle
+// of the simulator's stream, which it leaves alone.
+type aeadRecord struct {
 	magic  uint64
 	src    uint64 // the piece's ciphertext: its output (encryption) or input
 	n      uint32
 	aad    uint32 // bytes of the context's AAD the piece absorbed
 	tagLen uint32 // bytes of the context's Tag that are its running tag
-	_      uint32
+	enc    uint32 // 1: the message is an encryption (the instruction that finds the record may be a clone)
 }
 
 const (
 	recordMagic = 0x3148475044504443 // "CDPDPGH1"
-	recordOff   = len(cptdrv.CipherContext{}.Engine) - int(unsafe.Sizeof(gcmRecord{}))
+	recordOff   = len(cptdrv.CipherContext{}.Engine) - int(unsafe.Sizeof(aeadRecord{}))
 )
 
-var _ [recordOff - aesgcm.StateSize]byte // the record must not overlap the state
+// The record must not overlap the CPU path's state.
+var (
+	_ [recordOff - aesgcm.StateSize]byte
+	_ [recordOff - 16]byte // simulator's ChaCha20-Poly1305 handle
+)
 
-func recordAt(ctx *cptdrv.CipherContext) *gcmRecord {
-	return (*gcmRecord)(unsafe.Pointer(&ctx.Engine[recordOff]))
+func recordAt(ctx *cptdrv.CipherContext) *aeadRecord {
+	return (*aeadRecord)(unsafe.Pointer(&ctx.Engine[recordOff]))
 }
 
-// planGCM maps an AES-GCM instruction that starts a message and either
-// ends it or asks for the running tag.
-func (d *Device) planGCM(inst *cptdrv.Instruction, lane int) *job {
-	cd := d.byAlg[C.CPTDPDK_AES_GCM]
+// planAEAD maps an AES-GCM or ChaCha20-Poly1305 instruction that starts a
+// message and either ends it or asks for the running tag.
+func (d *Device) planAEAD(inst *cptdrv.Instruction, lane int) *job {
+	alg := uint32(C.CPTDPDK_AES_GCM)
+	if inst.Param1 == cptdrv.CipherChaChaPoly {
+		alg = C.CPTDPDK_CHACHAPOLY
+	}
+	cd := d.byAlg[alg]
 	minor, f := uint8(inst.Op), inst.Param2
 	if cd == nil || minor != cptdrv.MinorEnc && minor != cptdrv.MinorDec {
 		return nil
@@ -182,7 +193,11 @@ func (d *Device) planGCM(inst *cptdrv.Instruction, lane int) *job {
 		return nil
 	}
 	ctx := cptdrv.ContextAt(inst.CPtr)
-	if !aesKey(ctx.KeyLen) || ctx.IVLen != 12 || ctx.AADLen > uint32(len(ctx.AAD)) {
+	keyOK := aesKey(ctx.KeyLen)
+	if alg == C.CPTDPDK_CHACHAPOLY {
+		keyOK = ctx.KeyLen == 32
+	}
+	if !keyOK || ctx.IVLen != 12 || ctx.AADLen > uint32(len(ctx.AAD)) {
 		return nil
 	}
 	var aad uint32
@@ -214,19 +229,20 @@ func (d *Device) planGCM(inst *cptdrv.Instruction, lane int) *job {
 		// No ciphertext: the tag is the same either way, and an
 		// encryption returns it.
 		dir = C.CPTDPDK_DIR_ENCRYPT
-	case !final && ctx.TagLen >= 1 && ctx.TagLen <= 16:
+	case !final && ctx.TagLen >= 1 && ctx.TagLen <= 16 && (alg == C.CPTDPDK_AES_GCM || ctx.TagLen == 16):
 		// A decryption's first data with the message's tag already
-		// known (TLS 1.3): the device checks it.
+		// known (TLS 1.3): the device checks it. (DPDK's ChaCha20-Poly1305
+		// digests are 16 bytes only.)
 		tagLen = ctx.TagLen
 	default:
 		return nil
 	}
 	qp := pick(cd, lane)
-	ss := d.sess.cipher(qp, sessKey{keyID: ctx.KeyID, alg: C.CPTDPDK_AES_GCM, dir: dir, aead: true, aad: aad, tag: tagLen}, ctx.Key[:ctx.KeyLen])
+	ss := d.sess.cipher(qp, sessKey{keyID: ctx.KeyID, alg: alg, dir: dir, aead: true, aad: aad, tag: tagLen}, ctx.Key[:ctx.KeyLen])
 	if ss == nil {
 		return nil
 	}
-	j := newJob(inst, qp, 1, gcmDone)
+	j := newJob(inst, qp, 1, aeadDone)
 	j.sess[0] = ss
 	j.reqs[0] = C.struct_cptdpdk_req{sess: ss.ptr, kind: C.CPTDPDK_OP_AEAD,
 		in: ptr(inst.DPtr), inlen: C.uint32_t(n), out: ptr(inst.RPtr), outlen: C.uint32_t(n),
@@ -237,7 +253,7 @@ func (d *Device) planGCM(inst *cptdrv.Instruction, lane int) *job {
 
 func aesKey(n uint32) bool { return n == 16 || n == 24 || n == 32 }
 
-func gcmDone(d *Device, j *job) (comp, uc uint8, rlen uint32, written bool) {
+func aeadDone(d *Device, j *job) (comp, uc uint8, rlen uint32, written bool) {
 	inst := &j.inst
 	ctx := cptdrv.ContextAt(inst.CPtr)
 	f, n := inst.Param2, inst.DLen
@@ -254,9 +270,10 @@ func gcmDone(d *Device, j *job) (comp, uc uint8, rlen uint32, written bool) {
 	if f&cptdrv.FlagCtxAAD != 0 {
 		aad, ctx.AADLen = ctx.AADLen, 0
 	}
-	st := (*aesgcm.State)(unsafe.Pointer(&ctx.Engine))
-	*st = aesgcm.State{}
-	*recordAt(ctx) = gcmRecord{}
+	if inst.Param1 == cptdrv.CipherAESGCM {
+		*(*aesgcm.State)(unsafe.Pointer(&ctx.Engine)) = aesgcm.State{}
+	}
+	*recordAt(ctx) = aeadRecord{}
 	if j.status[0] == C.CPTDPDK_AUTH_FAILED {
 		if n > 0 {
 			clear(cptdrv.Bytes(inst.RPtr, int(n))) // as the CPT does: no plaintext
@@ -273,17 +290,22 @@ func gcmDone(d *Device, j *job) (comp, uc uint8, rlen uint32, written bool) {
 	if !enc {
 		src = inst.DPtr
 	}
-	*recordAt(ctx) = gcmRecord{magic: recordMagic, src: uint64(src), n: n, aad: aad, tagLen: uint32(j.reqs[0].taglen)}
+	r := aeadRecord{magic: recordMagic, src: uint64(src), n: n, aad: aad, tagLen: uint32(j.reqs[0].taglen)}
+	if enc {
+		r.enc = 1
+	}
+	*recordAt(ctx) = r
 	ctx.TagValid = 1
 	return cptdrv.CompGood, cptdrv.UCSuccess, n, false
 }
 
-// prepareCPU readies a context for the CPU path: a GCM message whose first
-// piece ran on a device gets its GHASH state rebuilt from that piece (or,
-// when the instruction starts a new message, the record goes). false: the
-// state cannot be rebuilt (the piece's buffer changed or went away).
+// prepareCPU readies a context for the CPU path: an AEAD message whose
+// first piece ran on a device gets its stream's state rebuilt from that
+// piece (or, when the instruction starts a new message, the record goes).
+// false: the state cannot be rebuilt (the piece's buffer changed or went
+// away).
 func (d *Device) prepareCPU(inst *cptdrv.Instruction) (ok bool) {
-	if inst.Op>>8 != cptdrv.MajorFC || inst.Param1 != cptdrv.CipherAESGCM || inst.CPtr == 0 {
+	if inst.Op>>8 != cptdrv.MajorFC || inst.Param1 != cptdrv.CipherAESGCM && inst.Param1 != cptdrv.CipherChaChaPoly || inst.CPtr == 0 {
 		return true
 	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -298,20 +320,23 @@ func (d *Device) prepareCPU(inst *cptdrv.Instruction) (ok bool) {
 		return true
 	}
 	rec := *r
-	*r = gcmRecord{}
-	if inst.Param2&cptdrv.FlagStart != 0 {
+	*r = aeadRecord{}
+	if inst.Param2&cptdrv.FlagStart != 0 || uint8(inst.Op) == cptdrv.MinorCtxFlush {
 		return true
 	}
-	if rebuildGCM(ctx, rec) {
+	if inst.Param1 == cptdrv.CipherAESGCM && rebuildGCM(ctx, rec) ||
+		inst.Param1 == cptdrv.CipherChaChaPoly && rec.tagLen >= 1 && rec.tagLen <= 16 &&
+			simulator.ResumeChaChaPoly(inst.CPtr, ctx.AAD[:rec.aad], cptdrv.Bytes(uintptr(rec.src), int(rec.n)),
+				rec.enc == 1, ctx.Tag[:rec.tagLen]) {
 		return true
 	}
-	d.log(cptlog.Warn, "dpdk: an AES-GCM message continued after its first piece, whose buffer has changed since: failed (the tag could not be computed)")
+	d.log(cptlog.Warn, "dpdk: an "+instName(inst)+" message continued after its first piece, whose buffer has changed since: failed (the tag could not be computed)")
 	return false
 }
 
 // rebuildGCM recomputes the GHASH state after a message's first piece
 // from its ciphertext and checks it against the tag the device gave.
-func rebuildGCM(ctx *cptdrv.CipherContext, r gcmRecord) bool {
+func rebuildGCM(ctx *cptdrv.CipherContext, r aeadRecord) bool {
 	k, err := aesgcm.NewKey(ctx.Key[:ctx.KeyLen])
 	if err != nil || r.tagLen == 0 || r.tagLen > 16 {
 		return false

@@ -4,6 +4,7 @@ package simulator
 
 import (
 	"bytes"
+	"crypto/subtle"
 	"encoding/binary"
 	"unsafe"
 
@@ -172,4 +173,59 @@ func (d *Device) chachaPoly(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint
 		return cptdrv.CompGood, cptdrv.UCAuthFail, 0
 	}
 	return cptdrv.CompGood, cptdrv.UCSuccess, rlen
+}
+
+// ResumeChaChaPoly gives the ChaCha20-Poly1305 context at cptr the running
+// state of a message whose first piece another engine computed (the dpdk
+// backend's devices, whose operations are whole messages): the stream is
+// started again, absorbs aad and the piece's ciphertext ct, and must then
+// give tag, the tag that engine reported for the message so far (a
+// decryption's: the expected tag it verified). false: it does not (ct is
+// not what that engine saw), and the context has no usable state.
+func ResumeChaChaPoly(cptr uintptr, aad, ct []byte, enc bool, tag []byte) bool {
+	ctx := cptdrv.ContextAt(cptr)
+	st := (*aeadHandle)(unsafe.Pointer(&ctx.Engine))
+	if ctx.KeyLen != 32 || ctx.IVLen != 12 || len(tag) == 0 || len(tag) > 16 {
+		return false
+	}
+	if st.h == 0 || st.owner != cptr {
+		h, err := chachax.NewAEAD()
+		if err != nil {
+			*st = aeadHandle{}
+			return false
+		}
+		*st = aeadHandle{h: h, owner: cptr}
+	}
+	if st.h.Start(&ctx.Key, ctx.IV[:12], enc) != nil || st.h.AAD(aad) != nil {
+		return false
+	}
+	if len(ct) > 0 {
+		ct = bytes.Clone(ct) // the caller's buffer: read once
+		tmp := make([]byte, len(ct))
+		defer clear(tmp)
+		if enc {
+			// An encryption's stream absorbs its own output: recover
+			// the plaintext (the keystream from block 1 on) and encrypt
+			// it again.
+			var iv [16]byte
+			iv[0] = 1
+			copy(iv[4:], ctx.IV[:12])
+			if chachax.XORKeyStream(&ctx.Key, &iv, 0, tmp, ct) != nil || st.h.Data(tmp, tmp) != nil {
+				return false
+			}
+		} else if st.h.Data(tmp, ct) != nil {
+			return false
+		}
+	}
+	if enc {
+		t, err := st.h.Peek()
+		return err == nil && subtle.ConstantTimeCompare(t[:len(tag)], tag) == 1
+	}
+	c, err := st.h.Clone()
+	if err != nil {
+		return false
+	}
+	defer c.Free()
+	ok, err := c.Open(tag)
+	return err == nil && ok
 }

@@ -202,7 +202,8 @@ sub() {
 }
 TLS_CASES=(tls13-aes256gcm tls12-aes128gcm tls13-aes256gcm-async tls12-aes256gcm-async
     interop-tls13-aes256gcm-cptprov-server interop-tls12-aes128gcm-cptprov-client tls12-aes256cbc-mte
-    tls12-aes256cbc-mte-async tls13-aes256gcm-p256 tls12-rsa-kx tls13-chacha20 tls12-aes128sha-stitched)
+    tls12-aes256cbc-mte-async tls13-aes256gcm-p256 tls12-rsa-kx tls13-chacha20 tls12-chacha20
+    tls13-chacha20-async tls12-aes128sha-stitched)
 sub tls env TLS_TEST_CASES="${TLS_CASES[*]}" "$(cpt_repo_root)/tests/sh/tls_test.sh"
 sub nginx env LOAD_SECS=10 "$(cpt_repo_root)/tests/sh/nginx_test.sh"
 sub haproxy "$(cpt_repo_root)/tests/sh/haproxy_test.sh"
