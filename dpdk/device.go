@@ -61,9 +61,14 @@ type cryptodev struct {
 	maxModLen int
 	maxData   int
 	lock      *os.File // the claim of a PCI device
-	qps       []*qpair
-	done      atomic.Uint64 // requests it completed
-	counter   string        // done's name in the statistics: dpdk_<name>
+	// ctl keeps session set-up and release (read) apart from the device's
+	// stop and restart (write), which set its queue pairs up again: some
+	// drivers make sessions with a queue pair's state (DPDK 24.11's
+	// ipsec_mb PMDs use queue pair 0's manager), which a restart frees.
+	ctl     sync.RWMutex
+	qps     []*qpair
+	done    atomic.Uint64 // requests it completed
+	counter string        // done's name in the statistics: dpdk_<name>
 }
 
 // qpair is one queue pair: DPDK's burst calls on it are serialised by mu.
@@ -234,16 +239,20 @@ func (d *Device) stopDevice(cd *cryptodev, delay time.Duration) {
 	if delay <= 0 {
 		delay = 5 * time.Millisecond
 	}
+	cd.ctl.Lock()
 	cd.lockAll()
 	C.shim_dev_stop(C.int(cd.id))
 	cd.unlockAll()
+	cd.ctl.Unlock()
 	d.resets.Add(1)
 	d.log(cptlog.Warn, fmt.Sprintf("dpdk: fault plan: %s stopped for %v", cd.name, delay))
 	time.AfterFunc(delay, func() {
 		var errbuf [256]C.char
+		cd.ctl.Lock()
 		cd.lockAll()
 		rc := C.shim_dev_restart(C.int(cd.id), &errbuf[0], C.size_t(len(errbuf)))
 		cd.unlockAll()
+		cd.ctl.Unlock()
 		if rc != 0 {
 			d.log(cptlog.Error, fmt.Sprintf("dpdk: restarting %s: %s", cd.name, cerr(errbuf[:])))
 		}

@@ -23,6 +23,7 @@ import (
 type session struct {
 	ptr  unsafe.Pointer
 	dev  int
+	cd   *cryptodev
 	asym bool
 	key  sessKey
 	raw  [32]byte // the key bytes it was made of (cipher sessions)
@@ -81,15 +82,17 @@ func (s *sessions) cipher(qp *qpair, k sessKey, key []byte) *session {
 	var errbuf [256]C.char
 	var p unsafe.Pointer
 	kp := (*C.uint8_t)(unsafe.Pointer(&key[0]))
+	cd.ctl.RLock()
 	if k.aead {
 		p = C.shim_sess_aead(C.int(cd.id), C.uint32_t(k.alg), C.int(k.dir), kp, C.uint32_t(len(key)), C.uint32_t(k.aad), C.uint32_t(k.tag), &errbuf[0], C.size_t(len(errbuf)))
 	} else {
 		p = C.shim_sess_cipher(C.int(cd.id), C.uint32_t(k.alg), C.int(k.dir), kp, C.uint32_t(len(key)), &errbuf[0], C.size_t(len(errbuf)))
 	}
+	cd.ctl.RUnlock()
 	if p == nil {
 		return nil
 	}
-	ss := &session{ptr: p, dev: cd.id, key: k, n: uint32(len(key)), refs: 2}
+	ss := &session{ptr: p, dev: cd.id, cd: cd, key: k, n: uint32(len(key)), refs: 2}
 	copy(ss.raw[:], key)
 	s.m[k] = ss
 	s.byKey[k.keyID] = append(s.byKey[k.keyID], ss)
@@ -115,12 +118,14 @@ func (s *sessions) modExp(qp *qpair, mod, exp []byte) *session {
 		return ss
 	}
 	var errbuf [256]C.char
+	cd.ctl.RLock()
 	p := C.shim_sess_modexp(C.int(cd.id), (*C.uint8_t)(unsafe.Pointer(&mod[0])), C.uint32_t(len(mod)),
 		(*C.uint8_t)(unsafe.Pointer(&exp[0])), C.uint32_t(len(exp)), &errbuf[0], C.size_t(len(errbuf)))
+	cd.ctl.RUnlock()
 	if p == nil {
 		return nil
 	}
-	ss := &session{ptr: p, dev: cd.id, asym: true, key: k, refs: 2}
+	ss := &session{ptr: p, dev: cd.id, cd: cd, asym: true, key: k, refs: 2}
 	s.m[k] = ss
 	s.modexp = append(s.modexp, ss)
 	if len(s.modexp) > modexpSessions {
@@ -151,7 +156,9 @@ func (s *sessions) release(ss *session) {
 
 func (s *sessions) unrefLocked(ss *session) {
 	if ss.refs--; ss.refs == 0 {
+		ss.cd.ctl.RLock()
 		C.shim_sess_free(C.int(ss.dev), ss.ptr, boolInt(ss.asym))
+		ss.cd.ctl.RUnlock()
 		clear(ss.raw[:])
 	}
 }
