@@ -86,15 +86,28 @@ func newBackend(cfg cptdrv.BackendConfig) (cptdrv.Device, error) {
 	}
 	sink := func(level int, msg string) { log(rteLevel(level), "dpdk: "+strings.TrimRight(msg, "\n")) }
 	logSink.Store(&sink)
+	// The claim comes before the EAL, which probes (and maps) every PCI
+	// device on its command line: only the one this process holds goes
+	// there.
+	use, claims := claimDevices(cfg.Devices, lockDir(), log)
+	if len(cfg.Devices) > 0 && len(use) == 0 {
+		log(cptlog.Warn, "dpdk: no configured cryptodev is free for this process: every operation of this process runs on the CPU")
+		d.start()
+		return d, nil
+	}
+	d.claims = claims
+	cfg.Devices = use
 	args := ealArgs(cfg)
 	t0 := time.Now()
 	n, err := ealInit(args, ealLevel(cfg.LogLevel))
 	switch {
 	case errors.Is(err, errInherited):
 		log(cptlog.Warn, "dpdk: "+err.Error()+"; every operation of this process runs on the CPU")
+		d.unclaimAll()
 		d.start()
 		return d, nil
 	case err != nil:
+		d.unclaimAll()
 		return nil, err
 	}
 	log(cptlog.Info, fmt.Sprintf("dpdk: EAL started in %v (%s), %d cryptodevs", time.Since(t0).Round(time.Millisecond), strings.Join(args[1:], " "), n))
@@ -178,6 +191,7 @@ func (d *Device) open(names []string, found int) error {
 		C.free(unsafePointer(cname))
 		if id < 0 {
 			d.log(cptlog.Warn, fmt.Sprintf("dpdk: device %s not found", name))
+			d.unclaim(name)
 			continue
 		}
 		ids = append(ids, id)
@@ -188,21 +202,16 @@ func (d *Device) open(names []string, found int) error {
 			continue
 		}
 		name := C.GoString(&info.name[0])
-		lock, err := claim(name)
-		if err != nil {
-			d.log(cptlog.Warn, fmt.Sprintf("dpdk: %s: %v; not used by this process", name, err))
-			continue
-		}
 		nqp := min(d.nqp, int(info.max_qps))
 		var errbuf [512]C.char
 		if C.shim_dev_start(C.int(id), C.int(nqp), C.int(d.depth), sessionsPerDevice, maxData, &errbuf[0], C.size_t(len(errbuf))) != 0 {
 			d.log(cptlog.Warn, fmt.Sprintf("dpdk: %s: %s; not used", name, cerr(errbuf[:])))
-			unclaim(lock)
+			d.unclaim(name)
 			continue
 		}
 		C.shim_dev_info(C.int(id), &info)
 		cd := &cryptodev{id: id, name: name, driver: C.GoString(&info.driver[0]), algs: uint32(info.algs),
-			maxModLen: int(info.max_modlen), maxData: int(info.max_data), lock: lock}
+			maxModLen: int(info.max_modlen), maxData: int(info.max_data)}
 		cd.counter = "dpdk_" + name
 		if len(cd.counter) > 31 { // the statistics area's names
 			cd.counter = cd.counter[:31]
@@ -223,18 +232,55 @@ func (d *Device) open(names []string, found int) error {
 	return nil
 }
 
-// claim takes a PCI device for this process: a POSIX record lock on a file
-// named for it, which the kernel releases when the process ends however it
-// ends, and which a forked child does not inherit. Virtual devices are the
-// process's own and need none.
-func claim(name string) (*os.File, error) {
-	if !isPCI(name) {
-		return nil, nil
+// claimDevices picks the configured devices this process uses: every
+// virtual device (crypto_*: each process creates its own), and of the PCI
+// devices the first one no other process holds. The PCI devices listed
+// are a pool that the host's processes (an nginx's workers) share out, one
+// each: on an OCTEON, one CPT VF per process. The claim is a POSIX record
+// lock on a file named for the device, which the kernel releases when the
+// process ends however it ends, and which a forked child does not inherit:
+// a reload's new workers find the old workers' devices free as they exit.
+func claimDevices(names []string, dir string, log func(cptlog.Level, string)) (use []string, claims map[string]*os.File) {
+	claims = map[string]*os.File{}
+	var busy []string
+	held := ""
+	for _, name := range names {
+		if !isPCI(name) {
+			use = append(use, name)
+			continue
+		}
+		if len(claims) > 0 {
+			continue // one PCI device per process
+		}
+		f, err := claim(dir, name)
+		if err != nil {
+			busy = append(busy, name)
+			log(cptlog.Debug, fmt.Sprintf("dpdk: %s: %v", name, err))
+			continue
+		}
+		claims[name], held = f, name
+		use = append(use, name)
 	}
+	switch {
+	case held != "":
+		log(cptlog.Info, fmt.Sprintf("dpdk: this process claims PCI device %s (%d listed before it in use)", held, len(busy)))
+	case len(busy) > 0:
+		log(cptlog.Warn, fmt.Sprintf("dpdk: every configured PCI device is in use by another process (%s): none for this one", strings.Join(busy, ", ")))
+	}
+	return use, claims
+}
+
+// lockDir is where the claims' lock files are.
+func lockDir() string {
 	dir := "/run/lock"
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		dir = os.TempDir()
 	}
+	return dir
+}
+
+// claim takes PCI device name for this process (see claimDevices).
+func claim(dir, name string) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(dir, "cptprov-dpdk-"+strings.ReplaceAll(name, ":", "_")+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
@@ -247,9 +293,17 @@ func claim(name string) (*os.File, error) {
 	return f, nil
 }
 
-func unclaim(f *os.File) {
-	if f != nil {
+// unclaim gives up the claim of a device this process cannot use.
+func (d *Device) unclaim(name string) {
+	if f := d.claims[name]; f != nil {
 		f.Close()
+		delete(d.claims, name)
+	}
+}
+
+func (d *Device) unclaimAll() {
+	for name := range d.claims {
+		d.unclaim(name)
 	}
 }
 

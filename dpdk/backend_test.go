@@ -3,8 +3,15 @@
 package dpdk
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"cptprov/cptdrv"
@@ -85,4 +92,64 @@ func TestOddModulus(t *testing.T) {
 			t.Errorf("oddModulus(%x) = %v", c.m, !c.want)
 		}
 	}
+}
+
+// TestClaimDevices: PCI devices are a pool, one per process, free again
+// when their holder exits; virtual devices are every process's own.
+func TestClaimDevices(t *testing.T) {
+	if path := os.Getenv("CPTPROV_TEST_HOLD"); path != "" {
+		// The other process: hold the lock until stdin closes.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		lk := syscall.Flock_t{Type: syscall.F_WRLCK}
+		if err != nil || syscall.FcntlFlock(f.Fd(), syscall.F_SETLK, &lk) != nil {
+			os.Exit(2)
+		}
+		fmt.Println("held")
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
+	dir := t.TempDir()
+	var logged []string
+	log := func(_ cptlog.Level, m string) { logged = append(logged, m) }
+	a, b := "0002:20:00.1", "0002:20:00.2"
+	names := []string{"crypto_openssl0", a, b}
+
+	hold := func(name string) (stop func()) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestClaimDevices$")
+		cmd.Env = append(os.Environ(), "CPTPROV_TEST_HOLD="+filepath.Join(dir, "cptprov-dpdk-"+strings.ReplaceAll(name, ":", "_")+".lock"))
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		if line != "held\n" {
+			t.Fatalf("the holder did not take %s: %q", name, line)
+		}
+		return func() { in.Close(); cmd.Wait() }
+	}
+	check := func(what string, want []string) {
+		t.Helper()
+		use, claims := claimDevices(names, dir, log)
+		if strings.Join(use, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: uses %v, want %v (log %q)", what, use, want, logged)
+		}
+		for _, f := range claims {
+			f.Close()
+		}
+	}
+	check("all free", []string{"crypto_openssl0", a})
+	if !strings.Contains(logged[len(logged)-1], "claims PCI device "+a) {
+		t.Errorf("no log line for the claim: %q", logged)
+	}
+	stopA := hold(a)
+	check("the first held elsewhere", []string{"crypto_openssl0", b})
+	stopB := hold(b)
+	check("both held elsewhere", []string{"crypto_openssl0"})
+	if !strings.Contains(logged[len(logged)-1], "every configured PCI device is in use") {
+		t.Errorf("no log line for no free device: %q", logged)
+	}
+	stopA() // the holder exits: its claim goes with it
+	check("the first's holder exited", []string{"crypto_openssl0", a})
+	stopB()
 }

@@ -44,6 +44,7 @@ type Device struct {
 	wg      sync.WaitGroup
 	once    sync.Once
 
+	claims  map[string]*os.File // the PCI devices this process holds (claimDevices)
 	sess    sessions
 	nextTag atomic.Uint64
 	faults  *simulator.FaultPlan // reset rules: the device stopped under load
@@ -60,7 +61,6 @@ type cryptodev struct {
 	algs      uint32
 	maxModLen int
 	maxData   int
-	lock      *os.File // the claim of a PCI device
 	// ctl keeps session set-up and release (read) apart from the device's
 	// stop and restart (write), which set its queue pairs up again: some
 	// drivers make sessions with a queue pair's state (DPDK 24.11's
@@ -556,11 +556,11 @@ func (d *Device) Close() {
 			if C.shim_dev_close(C.int(cd.id), &errbuf[0], C.size_t(len(errbuf))) != 0 {
 				d.log(cptlog.Warn, fmt.Sprintf("dpdk: closing %s: %s", cd.name, cerr(errbuf[:])))
 			}
-			unclaim(cd.lock)
 			for _, qp := range cd.qps {
 				qp.free()
 			}
 		}
+		d.unclaimAll()
 		d.sw.Close()
 	})
 }

@@ -10,6 +10,8 @@
 #   speed     openssl speed through the devices: a figure, the EAL's lines
 #             in cptprov's log and none on the host's stderr, the devices'
 #             counters > 0 and no op or mbuf left out
+#   claim     the PCI devices a pool, one per process, claimed before the
+#             EAL starts (locks held by another process; no hardware needed)
 #   multi2    speed -multi 2: the children fork from a parent that never
 #             started the EAL; each starts its own and the devices work in
 #             both
@@ -132,6 +134,72 @@ speed() {
 speed speed
 SPEED_PROCS=2 speed multi2 -multi 2
 speed async8 -async_jobs 8
+
+# The claim of PCI devices, which needs no hardware: the listed PCI devices
+# are a pool, each process takes the first free one before its EAL starts
+# (a POSIX lock on a file in /run/lock, held here by another process), and
+# a process that finds none free starts no EAL and computes on the CPU.
+PCI_A=0000:ff:1f.6 PCI_B=0000:ff:1f.7
+# hold DEV...: another process holds the claims of DEV... until killed; its
+# pid in HOLDER.
+hold() {
+    local f=$T/holder.out
+    python3 -c '
+import fcntl, sys, time
+fs = [open("/run/lock/cptprov-dpdk-%s.lock" % d.replace(":", "_"), "a+") for d in sys.argv[1:]]
+for f in fs:
+    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+print("held", flush=True)
+time.sleep(120)' "$@" >"$f" 2>&1 &
+    HOLDER=$!
+    for _ in $(seq 50); do grep -q held "$f" && return 0; sleep 0.1; done
+    return 1
+}
+# claimed NAME PATTERN...: openssl speed with the two PCI devices (and no
+# other) configured runs, and its log has each PATTERN.
+claimed() {
+    local name=$1 cnf miss=""
+    shift
+    cnf=$(CPTPROV_TEST_BACKEND='' conf "$name" "backend = dpdk
+dpdk_devices = $PCI_A, $PCI_B")
+    if ! OPENSSL_CONF=$cnf timeout 60 openssl speed -elapsed -seconds 1 -bytes 1024 -evp aes-256-gcm \
+        >"$T/$name.out" 2>"$T/$name.err" || [ -z "$(figure "$T/$name.out")" ]; then
+        cpt_fail "$name" "speed failed: $(tail -2 "$T/$name.err")"
+        return
+    fi
+    for pat in "$@"; do
+        grep -q -- "$pat" "$T/$name.log" || miss="$miss '$pat'"
+    done
+    if [ -n "$miss" ]; then
+        cpt_fail "$name" "not in the log:$miss: $(grep -m3 'dpdk' "$T/$name.log")"
+    else
+        cpt_pass "$name" "$(grep -h -o -m1 -E 'claims PCI device.*|every configured PCI device.*' "$T/$name.log")"
+    fi
+}
+if hold "$PCI_A"; then
+    claimed claim-second "claims PCI device $PCI_B (1 listed before it in use)" "dpdk: EAL started.* -a $PCI_B"
+    kill "$HOLDER"; wait "$HOLDER" 2>/dev/null
+else
+    cpt_fail claim-second "the holder did not take $PCI_A: $(cat "$T/holder.out")"
+fi
+if hold "$PCI_A" "$PCI_B"; then
+    claimed claim-none "every configured PCI device is in use by another process" \
+        "no configured cryptodev is free for this process"
+    sw=""
+    for pid in $(cpt_stats_pids "$T/claim-none.stats"); do
+        sw=$(cpt_stats_get "$T/claim-none.stats" "$pid" AES-256-GCM software)
+    done
+    if grep -q 'EAL started' "$T/claim-none.log" || [ "${sw:-0}" -eq 0 ]; then
+        cpt_fail claim-none-cpu "EAL: $(grep -c 'EAL started' "$T/claim-none.log") starts; AES-256-GCM software ${sw:-none}"
+    else
+        cpt_pass claim-none-cpu "no EAL, AES-256-GCM computed on the CPU ($sw operations)"
+    fi
+    kill "$HOLDER"; wait "$HOLDER" 2>/dev/null
+else
+    cpt_fail claim-none "the holder did not take both: $(cat "$T/holder.out")"
+fi
+# The holder is gone, and its claims with it.
+claimed claim-released "claims PCI device $PCI_A (0 listed before it in use)"
 
 # The server: affinity after the EAL started in it, and its idle CPU.
 cpt_tls_server_setup "$T" "$T" || cpt_abort server "cannot make certificates"
