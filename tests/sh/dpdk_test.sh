@@ -10,12 +10,12 @@
 #   speed     openssl speed through the devices: a figure, the EAL's lines
 #             in cptprov's log and none on the host's stderr, the devices'
 #             counters > 0 and no op or mbuf left out
-#   claim     the PCI devices a pool, one per process, claimed before the
-#             EAL starts (locks held by another process; no hardware needed)
 #   multi2    speed -multi 2: the children fork from a parent that never
 #             started the EAL; each starts its own and the devices work in
 #             both
 #   async8    speed -async_jobs 8: ASYNC jobs paused while the devices work
+#   claim     the PCI devices a pool, one per process, claimed before the
+#             EAL starts (locks held by another process; no hardware needed)
 #   server    s_server, started with every CPU allowed: after TLS 1.2 and
 #             1.3 handshakes (RSA on crypto_openssl, AES-GCM records on
 #             crypto_aesni_gcm) its main thread's CPU affinity is what it
