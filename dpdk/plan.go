@@ -225,9 +225,11 @@ func (d *Device) planAEAD(inst *cptdrv.Instruction, lane int) *job {
 		}
 		tag = inst.DPtr + uintptr(n)
 	case enc:
-	case n == 0:
+	case n == 0 && (alg == C.CPTDPDK_AES_GCM || !final):
 		// No ciphertext: the tag is the same either way, and an
-		// encryption returns it.
+		// encryption returns it, for the driver to compare. Not a
+		// ChaCha20-Poly1305 decryption's final, which the driver leaves
+		// the engine to verify (aeadAlg.deviceVerifies).
 		dir = C.CPTDPDK_DIR_ENCRYPT
 	case !final && ctx.TagLen >= 1 && ctx.TagLen <= 16 && (alg == C.CPTDPDK_AES_GCM || ctx.TagLen == 16):
 		// A decryption's first data with the message's tag already
