@@ -526,7 +526,8 @@ func (d *Device) Stats() cptdrv.DeviceStats {
 		cptdrv.Count{Name: "dpdk_device_errors", Value: d.devErrors.Load()},
 		cptdrv.Count{Name: "dpdk_ops_out", Value: ops},
 		cptdrv.Count{Name: "dpdk_mbufs_out", Value: mbufs},
-		cptdrv.Count{Name: "dpdk_sessions", Value: sessions})
+		cptdrv.Count{Name: "dpdk_sessions", Value: sessions},
+		cptdrv.Count{Name: "dpdk_sessions_cached", Value: uint64(d.sess.cached())})
 	return s
 }
 

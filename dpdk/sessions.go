@@ -163,6 +163,14 @@ func (s *sessions) unrefLocked(ss *session) {
 	}
 }
 
+// cached is how many exponentiation sessions the cache holds: those of
+// dpdk_sessions that no key or request does.
+func (s *sessions) cached() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.modexp)
+}
+
 // forget drops the sessions of a key identity.
 func (s *sessions) forget(keyID uint64) {
 	s.mu.Lock()

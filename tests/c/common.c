@@ -504,8 +504,38 @@ int cpt_env_init(cpt_env *env, const cpt_opts *o)
     return 1;
 }
 
+/*
+ * On the tests' dpdk backend, once the harness has freed its contexts: no
+ * device session is left but the exponentiation sessions the backend
+ * caches (those belong to a modulus and exponent, not to a context).
+ */
+static void check_test_backend_sessions(const cpt_env *env)
+{
+    const char *b = getenv("CPTPROV_TEST_BACKEND");
+    long long sessions = -1, cached = -1;
+    size_t len;
+    char *doc;
+
+    if (b == NULL || strcmp(b, "dpdk") != 0 || env->stats_dir[0] == '\0' || env->libctx == NULL)
+        return;
+    for (double end = cpt_now() + 3.5; cpt_now() < end; usleep(100000)) {
+        if ((doc = cpt_stats_json(env->stats_dir, getpid(), &len)) == NULL)
+            continue;
+        sessions = cpt_stats_device_counter(doc, "dpdk_sessions");
+        cached = cpt_stats_device_counter(doc, "dpdk_sessions_cached");
+        free(doc);
+        if (sessions >= 0 && sessions == cached)
+            break;
+    }
+    CPT_CHECK(sessions >= 0 && sessions == cached,
+        "dpdk backend: %lld device sessions left after the contexts were freed, %lld of them cached "
+        "exponentiations (want no others)",
+        sessions, cached);
+}
+
 void cpt_env_free(cpt_env *env)
 {
+    check_test_backend_sessions(env);
     if (env->prov != NULL)
         OSSL_PROVIDER_unload(env->prov);
     if (env->prov_dflt != NULL)
