@@ -69,6 +69,11 @@ $(BUILD)/dpdk_shim_test: tests/c/dpdk_shim_test.c dpdk/shim/cptdpdk.h $(DPDK_SHI
 	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Idpdk/shim -o $@ $< -L$(BUILD) -lcptdpdk \
 		-Wl,-rpath,'$$ORIGIN' -lcrypto -lpthread
 
+# The DPDK device alone through the shim, for the bench's dpdk step.
+$(BUILD)/bench_dpdkdev: bench/bench_dpdkdev.c dpdk/shim/cptdpdk.h $(DPDK_SHIM) | $(BUILD)
+	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Idpdk/shim -o $@ $< -L$(BUILD) -lcptdpdk \
+		-Wl,-rpath,'$$ORIGIN'
+
 # Go's copy of the algorithm list, committed (dispatch's tests fail when it
 # is out of date with the list).
 dispatch/algorithms_gen.go: provider/algorithms.def $(wildcard internal/algdef/*.go internal/algdef/gen/*.go)
@@ -157,12 +162,12 @@ install: all
 
 # The report: cptprov against the default provider, tables and charts in
 # bench/results/<date>-<host>/ (about 30 minutes).
-bench: all $(BUILD)/bench_ops $(BUILD)/cptbench
+bench: all $(BUILD)/bench_ops $(BUILD)/cptbench $(if $(DPDK_SHIM),$(BUILD)/bench_dpdkdev)
 	$(BUILD)/cptbench
 
 # The same, short and on a subset (under two minutes): make test runs it
 # and checks that the report and charts come out whole.
-bench-quick: all $(BUILD)/bench_ops $(BUILD)/cptbench
+bench-quick: all $(BUILD)/bench_ops $(BUILD)/cptbench $(if $(DPDK_SHIM),$(BUILD)/bench_dpdkdev)
 	rm -rf $(BUILD)/bench-quick
 	$(BUILD)/cptbench -quick -out $(BUILD)/bench-quick
 	$(BUILD)/cptbench -check $(BUILD)/bench-quick

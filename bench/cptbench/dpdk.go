@@ -13,7 +13,11 @@ import (
 
 // dpdkKey is a point of the dpdk backend's step: AES-256-GCM of size bytes
 // an operation, synchronous (jobs 0) or in ASYNC jobs.
+// dpdkKey is a point of the dpdk step: a size and the ASYNC jobs, or
+// deviceAlone: the device through the shim without the provider.
 type dpdkKey struct{ size, jobs int }
+
+const deviceAlone = -1
 
 // The dpdk backend's devices in the bench: AES-GCM on crypto_aesni_gcm.
 const dpdkDevices = "crypto_aesni_gcm0"
@@ -77,10 +81,39 @@ func (b *bench) dpdk(r *report) error {
 					return fmt.Errorf("no AES-256-GCM figure at %d bytes", k.size)
 				}
 				getPair(r.dpdk, k).add(prov, v)
+				if k.jobs == 0 && prov == dflt {
+					getPair(r.dpdk, dpdkKey{k.size, deviceAlone}).add(dflt, v)
+				}
+			}
+			if k.jobs == 0 {
+				// The ceiling: the device through the shim alone, in
+				// the same round.
+				v, err := b.dpdkDevice(k.size)
+				if err != nil {
+					return err
+				}
+				getPair(r.dpdk, dpdkKey{k.size, deviceAlone}).add(cpt, v)
 			}
 		}
 	}
 	return nil
+}
+
+// dpdkDevice is the device's own rate in bytes/s at size (bench_dpdkdev).
+func (b *bench) dpdkDevice(size int) (float64, error) {
+	out, err := b.run(nil, filepath.Join(b.cfg.root, "build", "bench_dpdkdev"), "--device", dpdkDevices,
+		"--bytes", strconv.Itoa(size), "--seconds", strconv.Itoa(b.cfg.seconds))
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(out)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "MBps" {
+			v, err := strconv.ParseFloat(f[i+1], 64)
+			return v * 1e6, err
+		}
+	}
+	return 0, fmt.Errorf("bench_dpdkdev: no figure in %q", out)
 }
 
 func (r *report) dpdkKeys() []dpdkKey {
@@ -104,12 +137,18 @@ func (r *report) writeDPDK(w func(string, ...any)) {
 	w("hugepages), `cpu_threshold = 0`, against the default provider, alternated, `openssl speed\n")
 	w("-elapsed -bytes N [-async_jobs J] -evp aes-256-gcm`. Each request is copied into an mbuf and\n")
 	w("back; in ASYNC jobs the backend's lanes do the device's work on the other CPU. µs/op is the\n")
-	w("whole operation's time in cptprov: at 64 bytes, what the path itself costs (submit to completion).\n\n")
+	w("whole operation's time in cptprov: at 64 bytes, what the path itself costs (submit to completion).\n")
+	w("The device alone is the same device driven through cptprov's shim by a C loop, one request at a time,\n")
+	w("copies into and out of mbufs included, without the provider: the ceiling of what cptprov can do\n")
+	w("with it, against the default provider measured in the same rounds.\n\n")
 	w("| bytes | mode | default MB/s | cptprov (dpdk) MB/s | ratio | cptprov µs/op | spread |\n|---:|---|---:|---:|---:|---:|---:|\n")
 	for _, k := range r.dpdkKeys() {
 		p := r.dpdk[k]
 		mode := "sync"
-		if k.jobs > 0 {
+		switch {
+		case k.jobs == deviceAlone:
+			mode = "the device alone (bench_dpdkdev)"
+		case k.jobs > 0:
 			mode = fmt.Sprintf("async %d", k.jobs)
 		}
 		us := 0.0
