@@ -70,7 +70,8 @@ int main(int argc, char **argv)
     snprintf(vdev, sizeof(vdev), "--vdev=%s", dev_name);
     char *eal[] = { "bench_dpdkdev", "--no-huge", "--no-pci", "--no-shconf", "--no-telemetry", "-m",
         "256", "-l", "0", prefix, vdev };
-    if (cptdpdk_eal_init((int)(sizeof(eal) / sizeof(eal[0])), eal, quiet, 3, err, sizeof(err)) < 0) {
+    if (cptdpdk_eal_init((int)(sizeof(eal) / sizeof(eal[0])), eal, quiet, 3, err, sizeof(err))
+        < 0) {
         fprintf(stderr, "bench_dpdkdev: EAL: %s\n", err);
         return 1;
     }
@@ -116,8 +117,8 @@ int main(int argc, char **argv)
         }
         t = now() - t0;
     } while (t < seconds);
-    printf("device %s bytes %u ops %lu seconds %.3f MBps %.1f usop %.3f\n", dev_name, bytes, ops,
-        t, (double)ops * bytes / t / 1e6, t / (double)ops * 1e6);
+    printf("device %s bytes %u ops %lu seconds %.3f MBps %.1f usop %.3f\n", dev_name, bytes, ops, t,
+        (double)ops * bytes / t / 1e6, t / (double)ops * 1e6);
     cptdpdk_sess_free(dev, sess, 0);
     cptdpdk_dev_close(dev, err, sizeof(err));
     free(in);

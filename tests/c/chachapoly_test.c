@@ -218,8 +218,8 @@ static void test_empty(void)
                 "an empty message (%zu bytes of AAD) opens with its %zu-byte tag", aadl, t);
             m.tag[cpt_rng_below(&r, t)] ^= (unsigned char)(1 + cpt_rng_below(&r, 255));
             CPT_CHECK(!one_msg(g_c[1], 0, &m, pieces ? &r : NULL) && ERR_peek_error() != 0,
-                "an empty message (%zu bytes of AAD) with a tampered %zu-byte tag is refused",
-                aadl, t);
+                "an empty message (%zu bytes of AAD) with a tampered %zu-byte tag is refused", aadl,
+                t);
             ERR_clear_error();
             memcpy(m.tag, rtag, 16);
         }

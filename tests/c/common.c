@@ -528,7 +528,8 @@ static void check_test_backend_sessions(const cpt_env *env)
             break;
     }
     CPT_CHECK(sessions >= 0 && sessions == cached,
-        "dpdk backend: %lld device sessions left after the contexts were freed, %lld of them cached "
+        "dpdk backend: %lld device sessions left after the contexts were freed, %lld of them "
+        "cached "
         "exponentiations (want no others)",
         sessions, cached);
 }
