@@ -279,9 +279,14 @@ func lockDir() string {
 	return dir
 }
 
+// lockPath is the file whose lock is the claim of PCI device name.
+func lockPath(dir, name string) string {
+	return filepath.Join(dir, "cptprov-dpdk-"+strings.ReplaceAll(name, ":", "_")+".lock")
+}
+
 // claim takes PCI device name for this process (see claimDevices).
 func claim(dir, name string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, "cptprov-dpdk-"+strings.ReplaceAll(name, ":", "_")+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(lockPath(dir, name), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

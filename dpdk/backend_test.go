@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -116,7 +115,7 @@ func TestClaimDevices(t *testing.T) {
 
 	hold := func(name string) (stop func()) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestClaimDevices$")
-		cmd.Env = append(os.Environ(), "CPTPROV_TEST_HOLD="+filepath.Join(dir, "cptprov-dpdk-"+strings.ReplaceAll(name, ":", "_")+".lock"))
+		cmd.Env = append(os.Environ(), "CPTPROV_TEST_HOLD="+lockPath(dir, name))
 		in, _ := cmd.StdinPipe()
 		out, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {

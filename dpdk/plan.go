@@ -167,7 +167,7 @@ const (
 // The record must not overlap the CPU path's state.
 var (
 	_ [recordOff - aesgcm.StateSize]byte
-	_ [recordOff - 16]byte // simulator's ChaCha20-Poly1305 handle
+	_ [recordOff - simulator.ChaChaPolyStateSize]byte
 )
 
 func recordAt(ctx *cptdrv.CipherContext) *aeadRecord {

@@ -22,7 +22,6 @@ import (
 // at a time, as the simulator caches Montgomery set-ups.
 type session struct {
 	ptr  unsafe.Pointer
-	dev  int
 	cd   *cryptodev
 	asym bool
 	key  sessKey
@@ -92,7 +91,7 @@ func (s *sessions) cipher(qp *qpair, k sessKey, key []byte) *session {
 	if p == nil {
 		return nil
 	}
-	ss := &session{ptr: p, dev: cd.id, cd: cd, key: k, n: uint32(len(key)), refs: 2}
+	ss := &session{ptr: p, cd: cd, key: k, n: uint32(len(key)), refs: 2}
 	copy(ss.raw[:], key)
 	s.m[k] = ss
 	s.byKey[k.keyID] = append(s.byKey[k.keyID], ss)
@@ -125,7 +124,7 @@ func (s *sessions) modExp(qp *qpair, mod, exp []byte) *session {
 	if p == nil {
 		return nil
 	}
-	ss := &session{ptr: p, dev: cd.id, cd: cd, asym: true, key: k, refs: 2}
+	ss := &session{ptr: p, cd: cd, asym: true, key: k, refs: 2}
 	s.m[k] = ss
 	s.modexp = append(s.modexp, ss)
 	if len(s.modexp) > modexpSessions {
@@ -157,7 +156,7 @@ func (s *sessions) release(ss *session) {
 func (s *sessions) unrefLocked(ss *session) {
 	if ss.refs--; ss.refs == 0 {
 		ss.cd.ctl.RLock()
-		C.shim_sess_free(C.int(ss.dev), ss.ptr, boolInt(ss.asym))
+		C.shim_sess_free(C.int(ss.cd.id), ss.ptr, boolInt(ss.asym))
 		ss.cd.ctl.RUnlock()
 		clear(ss.raw[:])
 	}

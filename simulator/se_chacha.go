@@ -28,9 +28,14 @@ type aeadHandle struct {
 	owner uintptr
 }
 
+// ChaChaPolyStateSize is the bytes of a ChaCha20-Poly1305 context's Engine
+// area the CPU path uses (its stream's handle): the dpdk backend keeps its
+// own record past them.
+const ChaChaPolyStateSize = int(unsafe.Sizeof(aeadHandle{}))
+
 var (
 	_ [len(cptdrv.CipherContext{}.Engine) - int(unsafe.Sizeof(chachaState{}))]byte
-	_ [len(cptdrv.CipherContext{}.Engine) - int(unsafe.Sizeof(aeadHandle{}))]byte
+	_ [len(cptdrv.CipherContext{}.Engine) - ChaChaPolyStateSize]byte
 )
 
 // chacha20 executes a CipherChaCha20 instruction: encryption and

@@ -505,32 +505,58 @@ int cpt_env_init(cpt_env *env, const cpt_opts *o)
 }
 
 /*
+ * Two device counters of this process on the tests' dpdk backend, read
+ * until done(a, b) holds or 3.5 s have passed; 0 when the backend is not
+ * the tests' dpdk (nothing to check).
+ */
+static int test_backend_counters(const cpt_env *env, const char *na, long long *a, const char *nb,
+    long long *b, int (*done)(long long, long long))
+{
+    const char *be = getenv("CPTPROV_TEST_BACKEND");
+    size_t len;
+    char *doc;
+
+    *a = *b = -1;
+    if (be == NULL || strcmp(be, "dpdk") != 0 || env->stats_dir[0] == '\0')
+        return 0;
+    for (double end = cpt_now() + 3.5; cpt_now() < end; usleep(100000)) {
+        if ((doc = cpt_stats_json(env->stats_dir, getpid(), &len)) == NULL)
+            continue;
+        *a = cpt_stats_device_counter(doc, na);
+        *b = cpt_stats_device_counter(doc, nb);
+        free(doc);
+        if (done(*a, *b))
+            break;
+    }
+    return 1;
+}
+
+static int both_zero(long long a, long long b)
+{
+    return a == 0 && b == 0;
+}
+
+static int all_cached(long long sessions, long long cached)
+{
+    return sessions >= 0 && sessions == cached;
+}
+
+/*
  * On the tests' dpdk backend, once the harness has freed its contexts: no
  * device session is left but the exponentiation sessions the backend
  * caches (those belong to a modulus and exponent, not to a context).
  */
 static void check_test_backend_sessions(const cpt_env *env)
 {
-    const char *b = getenv("CPTPROV_TEST_BACKEND");
-    long long sessions = -1, cached = -1;
-    size_t len;
-    char *doc;
+    long long sessions, cached;
 
-    if (b == NULL || strcmp(b, "dpdk") != 0 || env->stats_dir[0] == '\0' || env->libctx == NULL)
+    if (env->libctx == NULL
+        || !test_backend_counters(env, "dpdk_sessions", &sessions, "dpdk_sessions_cached", &cached,
+            all_cached))
         return;
-    for (double end = cpt_now() + 3.5; cpt_now() < end; usleep(100000)) {
-        if ((doc = cpt_stats_json(env->stats_dir, getpid(), &len)) == NULL)
-            continue;
-        sessions = cpt_stats_device_counter(doc, "dpdk_sessions");
-        cached = cpt_stats_device_counter(doc, "dpdk_sessions_cached");
-        free(doc);
-        if (sessions >= 0 && sessions == cached)
-            break;
-    }
-    CPT_CHECK(sessions >= 0 && sessions == cached,
+    CPT_CHECK(all_cached(sessions, cached),
         "dpdk backend: %lld device sessions left after the contexts were freed, %lld of them "
-        "cached "
-        "exponentiations (want no others)",
+        "cached exponentiations (want no others)",
         sessions, cached);
 }
 
@@ -1653,23 +1679,11 @@ int cpt_test_backend_offers(const char *alg)
 
 void cpt_check_test_backend(const cpt_env *env)
 {
-    const char *b = getenv("CPTPROV_TEST_BACKEND");
-    long long out = -1, mbufs = -1;
-    size_t len;
-    char *doc;
+    long long out, mbufs;
 
-    if (b == NULL || strcmp(b, "dpdk") != 0 || env->stats_dir[0] == '\0')
+    if (!test_backend_counters(env, "dpdk_ops_out", &out, "dpdk_mbufs_out", &mbufs, both_zero))
         return;
-    for (double end = cpt_now() + 3.5; cpt_now() < end; usleep(100000)) {
-        if ((doc = cpt_stats_json(env->stats_dir, getpid(), &len)) == NULL)
-            continue;
-        out = cpt_stats_device_counter(doc, "dpdk_ops_out");
-        mbufs = cpt_stats_device_counter(doc, "dpdk_mbufs_out");
-        free(doc);
-        if (out == 0 && mbufs == 0)
-            break;
-    }
-    CPT_CHECK(out == 0 && mbufs == 0, "dpdk backend: ops out %lld, mbufs out %lld (want 0)", out,
+    CPT_CHECK(both_zero(out, mbufs), "dpdk backend: ops out %lld, mbufs out %lld (want 0)", out,
         mbufs);
 }
 
