@@ -24,7 +24,7 @@ GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -nam
 TEST_BIN := $(addprefix $(BUILD)/,$(shell awk '!/^[[:space:]]*(\#|$$)/ && $$3 != "-" { n = split($$3, a, ","); for (i = 1; i <= n; i++) print a[i] }' tests/tests.list | sort -u))
 TEST_CC   = $(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/c -o $@ $< tests/c/common.c -lcrypto -lpthread
 
-.PHONY: all test test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet lint fmt clean fuzz-long
+.PHONY: all test test-after-deps test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet lint fmt clean fuzz-long
 
 all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(BUILD)/cptstat $(DPDK_SHIM)
 
@@ -129,11 +129,17 @@ itest: all
 	tests/run.sh integration
 
 # Everything, with one closing "N passed, N failed" line.
-test: deps vet lint all $(TEST_BIN)
+# What deps installs can change what this Makefile builds (DPDK_SHIM is
+# decided when it is read): the rest runs in a make started after it.
+test: deps
+	@$(MAKE) --no-print-directory test-after-deps
+
+test-after-deps: vet lint all $(TEST_BIN)
 	tests/run.sh
 
 # What make test builds, without vet and without running anything.
-test-build: deps all $(TEST_BIN)
+test-build: deps
+	@$(MAKE) --no-print-directory all $(TEST_BIN)
 
 # The whole suite again inside a Debian 13 root (OpenSSL 3.5, nginx 1.26,
 # haproxy 3.0; made with debootstrap, cached in /var/cache/cptprov), which
@@ -141,7 +147,8 @@ test-build: deps all $(TEST_BIN)
 test-debian13: all
 	tests/debian13.sh
 
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	tools/demo.sh
 
 # Coverage-guided fuzzing of the EVP harness with libFuzzer and

@@ -27,6 +27,13 @@ out=$(mktemp -d /tmp/cptprov-valgrind.XXXXXX)
 # GOGC=off, which keeps the heap where it is). The runs are short enough
 # for a heap that only grows.
 export GOGC=off
+# OpenSSL 3.0's stitched AES-GCM assembly (aesni_gcm_encrypt, taken when
+# the CPU has MOVBE and AVX) leaves a copied GCM context whose next tag
+# memcheck reads as uninitialised, though its value is right: seen in the
+# dup test of gcm_test with the default provider alone and no cptprov or
+# Go in the process, gone with MOVBE masked. Masking it keeps memcheck on
+# the C code it is here for; the assembly itself runs in every other test.
+export OPENSSL_ia32cap="~0x40000000000000"
 vg=(valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no
 	--suppressions=tests/valgrind.supp --quiet)
 passed=0 failed=0
