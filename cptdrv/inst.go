@@ -60,7 +60,10 @@ const (
 	// HashContext at CPtr: Param1 = Hash*, Param2 = FlagStart (a new
 	// message) | FlagFinal (write the digest at RPtr, RLen >= its size);
 	// the data is at DPtr. Between pieces the engine keeps the running
-	// state in the context.
+	// state in the context. With FlagStart|FlagCtxData the context's State
+	// holds no state yet but the message's first StateLen bytes, which the
+	// driver held back (with FlagHMAC: the inner hash's); they precede the
+	// data at DPtr.
 	MajorHash = 0x06
 
 	MinorModExpPlain  = 0x01
@@ -188,7 +191,7 @@ const (
 	// FlagCtxData: the AADLen bytes in the context's AAD field are data
 	// that precede the data at DPtr (a block the driver completed from its
 	// buffer); their output precedes the output at RPtr. The engine sets
-	// AADLen to 0 once it has used them.
+	// AADLen to 0 once it has used them. MajorHash: see there.
 	FlagCtxData uint16 = 1 << 6
 	// FlagHMAC (MajorHash): CPtr is an HMACContext. With FlagStart the
 	// engine keys both hashes from the context's key (HMAC's K0: the

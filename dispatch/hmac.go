@@ -48,12 +48,13 @@ func (m *MAC) SetKey(st unsafe.Pointer, key []byte) *Error {
 	copy(c.dev.Key[:], key)
 	c.dev.KeyLen = uint32(len(key))
 	c.keySet, c.started = true, false
+	c.dev.Inner.StateLen = 0 // no bytes of a message wait
 	return nil
 }
 
 func (m *MAC) job(env *Env, c *macCtx) hashJob {
 	return hashJob{d: m.d, flags: cptdrv.FlagHMAC, started: &c.started, ctx: unsafe.Pointer(&c.dev),
-		alg: env.algCounters(AlgMACBase+int(m.d.id), m.Name())}
+		held: &c.dev.Inner, alg: env.algCounters(AlgMACBase+int(m.d.id), m.Name())}
 }
 
 // Update adds inl bytes at in to the message.

@@ -77,11 +77,18 @@ func (m *MD) Name() string { return m.d.names[0] }
 // hashJob is what digests and HMAC share: the pieces of one message as
 // instructions of the hash opcode on a device context, started with the
 // message's first one.
+//
+// A message's first bytes wait in the context (the State of its hash, of
+// the inner one for HMAC, unused until the device starts the message) while
+// they fit: a short message then goes to the device whole, in the one
+// instruction its final makes, which is one instruction instead of two and
+// what devices that take only whole messages (DPDK's) can compute.
 type hashJob struct {
 	d       *digest
 	flags   uint16 // cptdrv.FlagHMAC for HMAC
 	started *bool  // the device holds a running state for the message
 	ctx     unsafe.Pointer
+	held    *cptdrv.HashContext // where the first bytes wait, StateLen of them
 	alg     *stats.Alg
 }
 
@@ -89,6 +96,9 @@ func (j hashJob) instruction(flags uint16) cptdrv.Instruction {
 	flags |= j.flags
 	if !*j.started {
 		flags |= cptdrv.FlagStart
+		if j.held.StateLen > 0 {
+			flags |= cptdrv.FlagCtxData
+		}
 		*j.started = true
 	}
 	return cptdrv.Instruction{
@@ -106,6 +116,10 @@ func (j hashJob) update(env *Env, in unsafe.Pointer, inl int, w Waiter) (bool, *
 	}
 	if uint64(inl) > 1<<32-1 {
 		return false, errorf(ReasonOperationFailed, "update of %d bytes is too large", inl)
+	}
+	if h := j.held; !*j.started && int(h.StateLen)+inl <= len(h.State) {
+		h.StateLen += uint32(copy(h.State[h.StateLen:], unsafe.Slice((*byte)(in), inl)))
+		return false, nil
 	}
 	inst := j.instruction(0)
 	inst.DPtr, inst.DLen = uintptr(in), uint32(inl)
@@ -126,7 +140,7 @@ func (j hashJob) final(env *Env, out unsafe.Pointer, outsize int, w Waiter) (int
 
 func (m *MD) job(env *Env, st unsafe.Pointer) hashJob {
 	c := (*mdCtx)(st)
-	return hashJob{d: m.d, started: &c.started, ctx: unsafe.Pointer(&c.dev),
+	return hashJob{d: m.d, started: &c.started, ctx: unsafe.Pointer(&c.dev), held: &c.dev,
 		alg: env.algCounters(AlgMDBase+int(m.d.id), m.Name())}
 }
 

@@ -97,6 +97,11 @@ func (d *Device) plan(inst *cptdrv.Instruction, lane int) (j *job) {
 		case cptdrv.CipherAESCBC, cptdrv.CipherAESCTR, cptdrv.Cipher3DESCBC:
 			return d.planBlock(inst, lane)
 		}
+	case cptdrv.MajorHash:
+		if inst.Group != cptdrv.GroupSE || inst.CPtr == 0 {
+			return nil
+		}
+		return d.planHash(inst, lane)
 	case cptdrv.MajorModExp:
 		if inst.Group != cptdrv.GroupAE {
 			return nil

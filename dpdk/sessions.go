@@ -19,7 +19,10 @@ import (
 // when the driver forgets the key (the context is freed or re-keyed).
 // Exponentiation sessions belong to a modulus and exponent: the CPT's
 // instructions carry them inline, so they are cached by their hash, a few
-// at a time, as the simulator caches Montgomery set-ups.
+// at a time, as the simulator caches Montgomery set-ups. A hash's session
+// has no key: one per queue pair serves every message. An HMAC session
+// serves one request: HMAC contexts have no key identity, and a key kept
+// in a cache would outlive the context that held it.
 type session struct {
 	ptr  unsafe.Pointer
 	cd   *cryptodev
@@ -42,6 +45,7 @@ type sessKey struct {
 	qp     int
 	aead   bool
 	modexp bool
+	hash   bool
 }
 
 const (
@@ -57,6 +61,7 @@ type sessions struct {
 	m      map[sessKey]*session
 	byKey  map[uint64][]*session
 	modexp []*session // cached exponentiation sessions, oldest first
+	hashes int        // cached hash sessions
 }
 
 func (s *sessions) init() {
@@ -133,6 +138,39 @@ func (s *sessions) modExp(qp *qpair, mod, exp []byte) *session {
 	return ss
 }
 
+// auth returns a session of hash or HMAC alg (a CPTDPDK_* bit) for qp:
+// the cached one of a hash (key nil), a new one of an HMAC key.
+func (s *sessions) auth(qp *qpair, alg uint32, key []byte) *session {
+	cd := qp.dev
+	k := sessKey{dev: cd.id, qp: qp.id, alg: alg, hash: true}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if key == nil {
+		if ss := s.m[k]; ss != nil {
+			ss.refs++
+			return ss
+		}
+	}
+	var errbuf [256]C.char
+	var kp *C.uint8_t
+	if len(key) > 0 {
+		kp = (*C.uint8_t)(unsafe.Pointer(&key[0]))
+	}
+	cd.ctl.RLock()
+	p := C.shim_sess_auth(C.int(cd.id), C.uint32_t(alg), kp, C.uint32_t(len(key)), &errbuf[0], C.size_t(len(errbuf)))
+	cd.ctl.RUnlock()
+	if p == nil {
+		return nil
+	}
+	ss := &session{ptr: p, cd: cd, key: k, refs: 1}
+	if key == nil {
+		ss.refs = 2
+		s.m[k] = ss
+		s.hashes++
+	}
+	return ss
+}
+
 // dropModExpLocked takes an exponentiation session out of the cache; the
 // requests still using it keep it until they finish.
 func (s *sessions) dropModExpLocked(ss *session) {
@@ -162,12 +200,12 @@ func (s *sessions) unrefLocked(ss *session) {
 	}
 }
 
-// cached is how many exponentiation sessions the cache holds: those of
-// dpdk_sessions that no key or request does.
+// cached is how many sessions the caches hold (exponentiations, hashes):
+// those of dpdk_sessions that no key or request does.
 func (s *sessions) cached() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.modexp)
+	return len(s.modexp) + s.hashes
 }
 
 // forget drops the sessions of a key identity.
@@ -192,6 +230,7 @@ func (s *sessions) freeAll() {
 	}
 	s.byKey = map[uint64][]*session{}
 	s.modexp = nil
+	s.hashes = 0
 }
 
 func boolInt(b bool) C.int {

@@ -15,6 +15,7 @@ static struct {
     __typeof__(cptdpdk_dev_close) *dev_close;
     __typeof__(cptdpdk_sess_aead) *sess_aead;
     __typeof__(cptdpdk_sess_cipher) *sess_cipher;
+    __typeof__(cptdpdk_sess_auth) *sess_auth;
     __typeof__(cptdpdk_sess_modexp) *sess_modexp;
     __typeof__(cptdpdk_sess_free) *sess_free;
     __typeof__(cptdpdk_enqueue) *enqueue;
@@ -40,6 +41,7 @@ const char *shim_load(const char *path)
     SYM(dev_close)
     SYM(sess_aead)
     SYM(sess_cipher)
+    SYM(sess_auth)
     SYM(sess_modexp)
     SYM(sess_free)
     SYM(enqueue)
@@ -100,6 +102,12 @@ void *shim_sess_cipher(int dev, uint32_t alg, int dir, const uint8_t *key, uint3
     char *err, size_t errlen)
 {
     return shim.sess_cipher(dev, alg, dir, key, keylen, err, errlen);
+}
+
+void *shim_sess_auth(int dev, uint32_t alg, const uint8_t *key, uint32_t keylen, char *err,
+    size_t errlen)
+{
+    return shim.sess_auth(dev, alg, key, keylen, err, errlen);
 }
 
 void *shim_sess_modexp(int dev, const uint8_t *mod, uint32_t modlen, const uint8_t *exp,

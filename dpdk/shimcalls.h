@@ -22,6 +22,8 @@ void *shim_sess_aead(int dev, uint32_t alg, int dir, const uint8_t *key, uint32_
     uint32_t aadlen, uint32_t taglen, char *err, size_t errlen);
 void *shim_sess_cipher(int dev, uint32_t alg, int dir, const uint8_t *key, uint32_t keylen,
     char *err, size_t errlen);
+void *shim_sess_auth(int dev, uint32_t alg, const uint8_t *key, uint32_t keylen, char *err,
+    size_t errlen);
 void *shim_sess_modexp(int dev, const uint8_t *mod, uint32_t modlen, const uint8_t *exp,
     uint32_t explen, char *err, size_t errlen);
 void shim_sess_free(int dev, void *sess, int asym);

@@ -112,7 +112,8 @@ func saveGo(ctx *cptdrv.HashContext, h hash.Hash) bool {
 func (d *Device) hash(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 	id, flags := inst.Param1, inst.Param2
 	if !hashKnown(id) || inst.CPtr == 0 || uint8(inst.Op) != cptdrv.MinorNone ||
-		flags&^(cptdrv.FlagStart|cptdrv.FlagFinal|cptdrv.FlagHMAC) != 0 {
+		flags&^(cptdrv.FlagStart|cptdrv.FlagFinal|cptdrv.FlagHMAC|cptdrv.FlagCtxData) != 0 ||
+		flags&(cptdrv.FlagStart|cptdrv.FlagCtxData) == cptdrv.FlagCtxData {
 		return cptdrv.CompBadInst, 0, 0
 	}
 	var data, out []byte
@@ -131,6 +132,18 @@ func (d *Device) hash(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 	}
 	ctx := cptdrv.HashContextAt(inst.CPtr)
 	if flags&cptdrv.FlagHMAC != 0 {
+		ctx = &cptdrv.HMACContextAt(inst.CPtr).Inner
+	}
+	var held []byte // the message's first bytes, which starting overwrites
+	if flags&cptdrv.FlagCtxData != 0 {
+		if ctx.StateLen > uint32(len(ctx.State)) {
+			return cptdrv.CompGood, cptdrv.UCBadContext, 0
+		}
+		var buf [len(ctx.State)]byte
+		held = buf[:copy(buf[:], ctx.State[:ctx.StateLen])]
+		defer clear(buf[:])
+	}
+	if flags&cptdrv.FlagHMAC != 0 {
 		hc := cptdrv.HMACContextAt(inst.CPtr)
 		if flags&cptdrv.FlagStart != 0 && !hmacStart(hc, id) {
 			return cptdrv.CompGood, cptdrv.UCBadKey, 0
@@ -142,7 +155,7 @@ func (d *Device) hash(inst *cptdrv.Instruction) (comp, uc uint8, rlen uint32) {
 	if ctx.StateLen == 0 { // no message going on in this context
 		return cptdrv.CompGood, cptdrv.UCBadContext, 0
 	}
-	if len(data) > 0 && !hashWrite(ctx, id, data) {
+	if len(held) > 0 && !hashWrite(ctx, id, held) || len(data) > 0 && !hashWrite(ctx, id, data) {
 		return cptdrv.CompGood, cptdrv.UCBadContext, 0
 	}
 	if out == nil {

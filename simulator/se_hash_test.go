@@ -41,7 +41,7 @@ func TestHashThroughDevice(t *testing.T) {
 		copy(in, msg)
 		out := dmaBuf(t, 64)
 		flags := cptdrv.FlagStart
-		off := 0
+		off := holdFirst(rng, cptdrv.HashContextAt(cptdrv.Addr(ctxMem)), msg, &flags)
 		for {
 			n := rng.Intn(len(msg) - off + 1)
 			last := off+n == len(msg) && rng.Intn(2) == 0
@@ -74,22 +74,40 @@ func TestHashThroughDevice(t *testing.T) {
 	}
 }
 
+// holdFirst puts the first bytes of msg in ctx's State as a driver holds
+// them back, half the time, and flags the starting instruction so; it
+// returns how many.
+func holdFirst(rng *rand.Rand, ctx *cptdrv.HashContext, msg []byte, flags *uint16) int {
+	if rng.Intn(2) == 0 {
+		return 0
+	}
+	n := copy(ctx.State[:rng.Intn(len(ctx.State)+1)], msg)
+	ctx.StateLen = uint32(n)
+	*flags |= cptdrv.FlagCtxData
+	return n
+}
+
 // A piece without FlagStart on a context that holds no state is refused.
 func TestHashBadContext(t *testing.T) {
 	_, q := newQueue(t, Config{SEEngines: 1})
 	ctxMem := dmaBuf(t, int(unsafe.Sizeof(cptdrv.HashContext{})))
 	for _, tc := range []struct {
 		inst      cptdrv.Instruction
+		held      uint32 // the context's StateLen
 		comp, ucc uint8
 	}{
-		{cptdrv.Instruction{Param1: cptdrv.HashSHA256}, cptdrv.CompGood, cptdrv.UCBadContext},
-		{cptdrv.Instruction{Param1: 99, Param2: cptdrv.FlagStart}, cptdrv.CompBadInst, 0},
-		{cptdrv.Instruction{Param1: cptdrv.HashSHA256, Param2: cptdrv.FlagStart | cptdrv.FlagFinal, RLen: 16}, cptdrv.CompBadInst, 0},
+		{cptdrv.Instruction{Param1: cptdrv.HashSHA256}, 0, cptdrv.CompGood, cptdrv.UCBadContext},
+		{cptdrv.Instruction{Param1: 99, Param2: cptdrv.FlagStart}, 0, cptdrv.CompBadInst, 0},
+		{cptdrv.Instruction{Param1: cptdrv.HashSHA256, Param2: cptdrv.FlagStart | cptdrv.FlagFinal, RLen: 16}, 0, cptdrv.CompBadInst, 0},
+		// held bytes only start a message, and fit in the State
+		{cptdrv.Instruction{Param1: cptdrv.HashSHA256, Param2: cptdrv.FlagCtxData}, 1, cptdrv.CompBadInst, 0},
+		{cptdrv.Instruction{Param1: cptdrv.HashSHA256, Param2: cptdrv.FlagStart | cptdrv.FlagCtxData}, 257, cptdrv.CompGood, cptdrv.UCBadContext},
 	} {
 		inst := tc.inst
 		inst.Op = cptdrv.Op(cptdrv.MajorHash, cptdrv.MinorNone)
 		inst.CPtr = cptdrv.Addr(ctxMem)
 		inst.RPtr = cptdrv.Addr(ctxMem)
+		cptdrv.HashContextAt(inst.CPtr).StateLen = tc.held
 		if res, err := q.Do(&inst); err != nil || res.CompCode != tc.comp || res.UCCode != tc.ucc {
 			t.Errorf("%+v: %+v %v", tc.inst, res, err)
 		}
@@ -119,7 +137,7 @@ func TestHMACThroughDevice(t *testing.T) {
 		copy(in, msg)
 		out := dmaBuf(t, 64)
 		flags := cptdrv.FlagStart | cptdrv.FlagHMAC
-		for off := 0; ; {
+		for off := holdFirst(rng, &hc.Inner, msg, &flags); ; {
 			n := rng.Intn(len(msg) - off + 1)
 			inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorHash, cptdrv.MinorNone), Param1: id, Param2: flags,
 				CPtr: cptdrv.Addr(ctxMem), DPtr: cptdrv.Addr(in[off:]), DLen: uint32(n)}
