@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -188,6 +189,9 @@ func (r *report) charts(dir string) ([]chart, error) {
 		var names []string
 		var v plotter.Values
 		for _, k := range r.srvKeys() {
+			if strings.HasPrefix(k.what, "server CPU") {
+				continue // rates only: above 1 is better for every bar
+			}
 			names = append(names, k.server+" "+k.what)
 			v = append(v, zeroIfNaN(ratio(r.srv[k].cpt, r.srv[k].def)))
 		}

@@ -27,6 +27,7 @@ type saved struct {
 	Ops           []savedOps
 	Split         []savedSplit
 	Servers       []savedServer
+	Attrib        []savedServer
 	DPDK          []savedDPDK
 }
 
@@ -80,6 +81,9 @@ func (r *report) save(dir string) error {
 	for k, p := range r.srv {
 		s.Servers = append(s.Servers, savedServer{k.server, k.what, p.def, p.cpt})
 	}
+	for k, p := range r.attrib {
+		s.Attrib = append(s.Attrib, savedServer{k.workload, k.counter, p.def, p.cpt})
+	}
 	for _, x := range r.split {
 		s.Split = append(s.Split, savedSplit{x.name, x.procs, x.requests, x.samples, x.submit, x.wait, x.engine, x.notify})
 	}
@@ -104,7 +108,10 @@ func loadReport(dir string) (*report, error) {
 			procs: s.Procs, ciphers: s.Ciphers, digests: s.Digests, sizes: s.Sizes, opsAlgs: s.OpsAlgs},
 		env: s.Env, cmds: s.Cmds, notes: s.Notes,
 		pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{},
-		dpdk: map[dpdkKey]*pair{},
+		attrib: map[attribKey]*pair{}, dpdk: map[dpdkKey]*pair{},
+	}
+	for _, x := range s.Attrib {
+		r.attrib[attribKey{x.Server, x.What}] = &pair{x.Def, x.Cpt}
 	}
 	for _, x := range s.DPDK {
 		r.dpdk[dpdkKey{x.Size, x.Jobs}] = &pair{x.Def, x.Cpt}

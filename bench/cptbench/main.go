@@ -47,7 +47,7 @@ func main() {
 	out := flag.String("out", "", "output directory (default bench/results/<date>-<host>)")
 	check := flag.String("check", "", "verify the report and charts in this directory and exit")
 	render := flag.String("render", "", "draw the report and charts again from this directory's data.json and exit")
-	only := flag.String("steps", "", "measure again only these steps (comma separated: pk, procs, sym, gcm, cpu, split, servers, dpdk) into -out's data.json")
+	only := flag.String("steps", "", "measure again only these steps (comma separated: pk, procs, sym, gcm, cpu, split, servers, attrib, dpdk) into -out's data.json")
 	flag.Parse()
 	if *render != "" {
 		r, err := loadReport(*render)

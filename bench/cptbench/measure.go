@@ -62,16 +62,17 @@ type split struct {
 
 // report is everything measured, ready to be written.
 type report struct {
-	cfg   config
-	env   [][2]string
-	cmds  []string
-	pk    map[pkKey]*pair
-	sym   map[symKey]*pair
-	dpdk  map[dpdkKey]*pair
-	ops   map[opsKey]*opsPoint
-	srv   map[serverKey]*pair
-	split []split
-	notes []string
+	cfg    config
+	env    [][2]string
+	cmds   []string
+	pk     map[pkKey]*pair
+	sym    map[symKey]*pair
+	dpdk   map[dpdkKey]*pair
+	ops    map[opsKey]*opsPoint
+	srv    map[serverKey]*pair
+	attrib map[attribKey]*pair
+	split  []split
+	notes  []string
 }
 
 // failedNote follows a step's name in the note a failed step leaves, which
@@ -94,6 +95,7 @@ func (b *bench) steps() []step {
 		{"cpu", "calling thread's CPU per operation", b.threadCPU, func(r *report) { r.ops = map[opsKey]*opsPoint{} }},
 		{"split", "time split", b.timeSplit, func(r *report) { r.split = nil }},
 		{"servers", "TLS servers", b.servers, func(r *report) { r.srv = map[serverKey]*pair{} }},
+		{"attrib", "attribution", b.attribution, func(r *report) { r.attrib = map[attribKey]*pair{} }},
 		{"dpdk", "the dpdk backend", b.dpdk, func(r *report) { r.dpdk = map[dpdkKey]*pair{} }},
 	}
 }
@@ -112,7 +114,7 @@ func (b *bench) measure(prev *report, only map[string]bool) (*report, error) {
 	b.seen = map[string]bool{}
 	r := prev
 	if r == nil {
-		r = &report{cfg: b.cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{}, dpdk: map[dpdkKey]*pair{}}
+		r = &report{cfg: b.cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{}, attrib: map[attribKey]*pair{}, dpdk: map[dpdkKey]*pair{}}
 	} else {
 		b.cfg = r.cfg
 		b.cfg.root, b.cfg.out = b.root, b.out

@@ -12,9 +12,14 @@ import (
 // fakeReport is a report as a quick run fills it (made-up figures).
 func fakeReport() *report {
 	cfg := quickConfig("/nonexistent")
-	r := &report{cfg: cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{}, dpdk: map[dpdkKey]*pair{}}
-	r.srv[serverKey{"nginx", "handshakes/s"}] = &pair{point{400}, point{380}}
-	r.srv[serverKey{"haproxy", "bulk MB/s"}] = &pair{point{900}, point{880}}
+	r := &report{cfg: cfg, pk: map[pkKey]*pair{}, sym: map[symKey]*pair{}, ops: map[opsKey]*opsPoint{}, srv: map[serverKey]*pair{}, attrib: map[attribKey]*pair{}, dpdk: map[dpdkKey]*pair{}}
+	hs, bulk := workloads[0].name, workloads[len(workloads)-1].name
+	r.srv[serverKey{hs, whatHandshakes}] = &pair{point{400}, point{380}}
+	r.srv[serverKey{hs, whatHSCPU}] = &pair{point{400}, point{440}}
+	r.srv[serverKey{bulk, whatBulk}] = &pair{point{900}, point{880}}
+	r.srv[serverKey{bulk, whatBulkCPU}] = &pair{point{700}, point{707}}
+	r.attrib[attribKey{hs, ctrSyscalls}] = &pair{point{20}, point{31}}
+	r.attrib[attribKey{hs, ctrGoCalls}] = &pair{nil, point{12}}
 	r.env = [][2]string{{"logical CPUs", "2"}, {"CPU", "test"}}
 	for _, alg := range cfg.pkAlgs {
 		for _, jobs := range []int{0, 16} {
@@ -51,7 +56,10 @@ func TestReportWriteCheckRender(t *testing.T) {
 	}
 	first, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	for _, want := range []string{"| rsa2048 | sign | async 16 | 1000 | 1116 | 1.12x |", "missed: the 2 CPUs run the engines",
-		"| (2) rsa2048 sign, 16 ASYNC jobs | 1 | 6400 | 100 |", "| (3) AES-256-GCM 16 KiB update, synchronous, 2 processes | 2 | 128000 | 2000 |", "| nginx | handshakes/s | 400 | 380 | 0.95x |", "![AES-128-GCM: throughput against block size](aes-128-gcm-sizes.png)"} {
+		"| (2) rsa2048 sign, 16 ASYNC jobs | 1 | 6400 | 100 |", "| (3) AES-256-GCM 16 KiB update, synchronous, 2 processes | 2 | 128000 | 2000 |", "| nginx TLS 1.3 RSA-2048 X25519 | handshakes/s | 400 | 380 | 0.95x |",
+		"| nginx TLS 1.3 RSA-2048 X25519 | calls into Go | - | 12.0 |",
+		"| nginx TLS 1.3 RSA-2048 X25519 server CPU µs per handshake, with / without cptprov | 1.02x | 1.10x | missed: ",
+		"| nginx bulk TLS 1.3 AES-256-GCM 1 MiB server CPU µs per MiB, with / without cptprov | 1.02x | 1.01x | met |", "![AES-128-GCM: throughput against block size](aes-128-gcm-sizes.png)"} {
 		if !strings.Contains(string(first), want) {
 			t.Errorf("report.md lacks %q", want)
 		}

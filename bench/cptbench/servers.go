@@ -3,7 +3,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
@@ -12,99 +11,290 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// serverKey names a TLS server measurement: nginx or haproxy, handshakes
-// (a new connection each, `openssl s_time -new`) or bulk (1 MiB downloads
-// over keep-alive connections, h2load).
+// serverKey names a TLS server measurement: a workload (server, protocol,
+// certificate, group) and what was measured of it: its rate, or the
+// server's CPU per operation.
 type serverKey struct{ server, what string }
 
-// A server under test: started with or without cptprov, stopped after.
-type server struct {
-	name string
-	cmd  []string
-	pid  func() int
+// What a server measurement reports, by the what of its serverKey.
+const (
+	whatHandshakes = "handshakes/s"
+	whatHSCPU      = "server CPU µs per handshake"
+	whatBulk       = "MiB/s"
+	whatBulkCPU    = "server CPU µs per MiB"
+)
+
+// A workload is a server and a load as users run them (issue 20): h2load
+// with 32 concurrent clients, each request a new TLS connection
+// (`Connection: close`, no resumption), or 1 MiB downloads over 4
+// keep-alive connections.
+type workload struct {
+	name   string
+	server string // nginx or haproxy
+	cert   string // rsa or ecdsa
+	tls12  string // a TLS 1.2 cipher suite: the server speaks TLS 1.2 only
+	group  string // the client's only group (h2load --groups)
+	bulk   bool
 }
 
-// servers measures nginx and haproxy with cptprov (OPENSSL_CONF loading it
-// and preferring it) against the same server without it. Skipped, with a
-// note, where they or the clients are not installed.
-func (b *bench) servers(r *report) error {
+var workloads = []workload{
+	{name: "nginx TLS 1.3 RSA-2048 X25519", server: "nginx", cert: "rsa", group: "X25519"},
+	{name: "nginx TLS 1.3 ECDSA-P256 P-256", server: "nginx", cert: "ecdsa", group: "P-256"},
+	{name: "nginx TLS 1.2 ECDHE-RSA-AES128-GCM X25519", server: "nginx", cert: "rsa", tls12: "ECDHE-RSA-AES128-GCM-SHA256", group: "X25519"},
+	{name: "haproxy ssl-mode-async TLS 1.3 RSA-2048 X25519", server: "haproxy", cert: "rsa", group: "X25519"},
+	{name: "nginx bulk TLS 1.3 AES-256-GCM 1 MiB", server: "nginx", cert: "rsa", group: "X25519", bulk: true},
+}
+
+// serverFiles are what the servers are made of: certificates, keys, the
+// files they serve, cptprov's openssl.cnf.
+type serverFiles struct {
+	dir, www, conf, statsConf, stats string
+	crt, key, pem                    map[string]string // by workload.cert
+	backend                          int               // haproxy's backend, a plain HTTP nginx
+}
+
+// serverSetup makes the servers' files and starts haproxy's backend; it
+// returns false, with a note, where a server or h2load is not installed.
+// done removes it all.
+func (b *bench) serverSetup(r *report, step string) (f serverFiles, done func(), ok bool, err error) {
 	for _, tool := range []string{"nginx", "haproxy", "h2load"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if _, err := os.Stat("/usr/sbin/" + tool); err != nil {
-				r.notes = append(r.notes, fmt.Sprintf("TLS servers: skipped, %s is not installed (tests/deps.sh installs it).", tool))
-				return nil
+				r.notes = append(r.notes, fmt.Sprintf("%s: skipped, %s is not installed (tests/deps.sh installs it).", step, tool))
+				return f, nil, false, nil
 			}
 		}
 	}
 	os.Setenv("PATH", os.Getenv("PATH")+":/usr/sbin")
 	dir, err := os.MkdirTemp("", "cptbench-servers")
 	if err != nil {
-		return err
+		return f, nil, false, err
 	}
-	defer os.RemoveAll(dir)
+	fail := func(err error) (serverFiles, func(), bool, error) {
+		os.RemoveAll(dir)
+		return f, nil, false, err
+	}
 	os.Chmod(dir, 0o755)
-	www := filepath.Join(dir, "www")
-	os.MkdirAll(www, 0o755)
-	if err := os.WriteFile(filepath.Join(www, "f1048576"), make([]byte, 1<<20), 0o644); err != nil {
-		return err
+	f = serverFiles{dir: dir, www: filepath.Join(dir, "www"), conf: filepath.Join(dir, "openssl.cnf"),
+		statsConf: filepath.Join(dir, "openssl-stats.cnf"), stats: filepath.Join(dir, "stats"), crt: map[string]string{}, key: map[string]string{}, pem: map[string]string{}}
+	os.MkdirAll(f.www, 0o755)
+	os.MkdirAll(f.stats, 0o755)
+	if err := os.WriteFile(filepath.Join(f.www, "f1048576"), make([]byte, 1<<20), 0o644); err != nil {
+		return fail(err)
 	}
-	crt, key := filepath.Join(dir, "rsa.crt"), filepath.Join(dir, "rsa.key")
-	if _, err := b.run([]string{"OPENSSL_CONF=/dev/null"}, "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-		"-sha256", "-subj", "/CN=localhost", "-keyout", key, "-out", crt, "-days", "2"); err != nil {
-		return err
+	if err := os.WriteFile(filepath.Join(f.www, "small"), []byte("ok\n"), 0o644); err != nil {
+		return fail(err)
 	}
-	pem := filepath.Join(dir, "rsa.pem")
-	c, _ := os.ReadFile(crt)
-	k, _ := os.ReadFile(key)
-	os.WriteFile(pem, append(c, k...), 0o600)
-	conf := filepath.Join(dir, "openssl.cnf")
-	os.WriteFile(conf, []byte(opensslConf(b.cfg.root, "")), 0o644)
-	// haproxy's backend: a plain HTTP nginx, the same for both sides.
-	backend, err := freePort()
+	for cert, newkey := range map[string][]string{"rsa": {"-newkey", "rsa:2048"}, "ecdsa": {"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"}} {
+		crt, key := filepath.Join(dir, cert+".crt"), filepath.Join(dir, cert+".key")
+		args := append([]string{"req", "-x509"}, newkey...)
+		args = append(args, "-nodes", "-sha256", "-subj", "/CN=localhost", "-keyout", key, "-out", crt, "-days", "2")
+		if _, err := b.run([]string{"OPENSSL_CONF=/dev/null"}, "openssl", args...); err != nil {
+			return fail(err)
+		}
+		pem := filepath.Join(dir, cert+".pem")
+		c, _ := os.ReadFile(crt)
+		k, _ := os.ReadFile(key)
+		os.WriteFile(pem, append(c, k...), 0o600)
+		f.crt[cert], f.key[cert], f.pem[cert] = crt, key, pem
+	}
+	// The measured servers keep no statistics, as by default; the
+	// attribution's do.
+	os.WriteFile(f.conf, []byte(opensslConf(b.cfg.root, "")), 0o644)
+	os.WriteFile(f.statsConf, []byte(opensslConf(b.cfg.root, f.stats)), 0o644)
+	if f.backend, err = freePort(); err != nil {
+		return fail(err)
+	}
+	backend, err := b.startServer(f, workload{name: "backend", server: "backend", cert: "rsa"}, "OPENSSL_CONF=/dev/null", f.backend)
 	if err != nil {
+		return fail(err)
+	}
+	return f, func() { backend.Stop(); os.RemoveAll(dir) }, true, nil
+}
+
+// servers measures TLS servers with cptprov (OPENSSL_CONF loading it and
+// preferring it) against the same servers without it, alternated, and the
+// servers' own CPU per operation.
+func (b *bench) servers(r *report) error {
+	f, done, ok, err := b.serverSetup(r, "TLS servers")
+	if !ok {
 		return err
 	}
-	stopBackend, err := b.startServer("backend", dir, "OPENSSL_CONF=/dev/null", backend, 0, www, crt, key, pem)
-	if err != nil {
-		return err
-	}
-	defer stopBackend()
+	defer done()
 	for i := 0; i < b.cfg.runs; i++ {
-		for _, prov := range []string{dflt, cpt} {
-			env := "OPENSSL_CONF=/dev/null"
-			if prov == cpt {
-				env = "OPENSSL_CONF=" + conf
+		for _, wl := range workloads {
+			// Who goes first alternates from run to run: a drift of the
+			// machine's speed then falls on both sides.
+			provs := []string{dflt, cpt}
+			if i%2 == 1 {
+				provs = []string{cpt, dflt}
 			}
-			for _, name := range []string{"nginx", "haproxy"} {
-				port, err := freePort()
-				if err != nil {
-					return err
+			for _, prov := range provs {
+				env := "OPENSSL_CONF=/dev/null"
+				if prov == cpt {
+					env = "OPENSSL_CONF=" + f.conf
 				}
-				stop, err := b.startServer(name, dir, env, port, backend, www, crt, key, pem)
-				if err != nil {
-					return err
-				}
-				hs, bulk, err := b.loadServer(port)
-				stop()
+				rate, cpuPer, err := b.loadServer(f, wl, env)
 				if err != nil {
 					// One failed point (a crashed worker, say) is a finding:
 					// recorded, and the other points still measured.
-					r.notes = append(r.notes, fmt.Sprintf("TLS servers: %s %s, run %d: %v", name, prov, i+1, err))
+					r.notes = append(r.notes, fmt.Sprintf("TLS servers: %s %s, run %d: %v", wl.name, prov, i+1, err))
 					continue
 				}
-				getPair(r.srv, serverKey{name, "handshakes/s"}).add(prov, hs)
-				getPair(r.srv, serverKey{name, "bulk MB/s"}).add(prov, bulk)
+				rw, cw := whatHandshakes, whatHSCPU
+				if wl.bulk {
+					rw, cw = whatBulk, whatBulkCPU
+				}
+				getPair(r.srv, serverKey{wl.name, rw}).add(prov, rate)
+				getPair(r.srv, serverKey{wl.name, cw}).add(prov, cpuPer)
 			}
 		}
 	}
 	return nil
 }
+
+// loadServer starts wl's server, warms it up and measures it (measure):
+// the rate (handshakes or MiB per second) and the CPU its processes spent
+// per handshake or MiB.
+func (b *bench) loadServer(f serverFiles, wl workload, env string) (float64, float64, error) {
+	var rate, cpuPer float64
+	err := b.underLoad(f, wl, env, func(srv running, run func() (float64, float64, error)) error {
+		before, err := treeCPU(srv.pid)
+		if err != nil {
+			return err
+		}
+		n, el, err := run()
+		if err != nil {
+			return err
+		}
+		after, err := treeCPU(srv.pid)
+		if err != nil {
+			return err
+		}
+		// A request is a handshake, or a MiB of the bulk download.
+		rate, cpuPer = n/el, (after-before).Seconds()*1e6/n
+		return nil
+	})
+	return rate, cpuPer, err
+}
+
+// underLoad starts wl's server and warms it up (its workers load the
+// providers, cptprov its Go half); then measure gets the server and run,
+// which loads it with h2load for about the step's seconds and returns the
+// requests done and the seconds they took.
+func (b *bench) underLoad(f serverFiles, wl workload, env string, measure func(running, func() (float64, float64, error)) error) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	srv, err := b.startServer(f, wl, env, port)
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	secs := b.cfg.seconds * 3
+	path, args := "/small", []string{"-c", "32", "-H", "Connection: close"}
+	if wl.bulk {
+		path, args = "/f1048576", []string{"-c", "4"}
+	}
+	args = append(args, "-m", "1", "--h1", "--groups", wl.group)
+	if wl.tls12 != "" {
+		args = append(args, "--ciphers", wl.tls12)
+	}
+	if wl.bulk {
+		args = append(args, "--tls13-ciphers", "TLS_AES_256_GCM_SHA384")
+	}
+	url := fmt.Sprintf("https://127.0.0.1:%d%s", port, path)
+	warm := 32 * 8
+	if wl.bulk {
+		warm = 4 * 8
+	}
+	n, el, err := b.h2load(append(append([]string{"-n", strconv.Itoa(warm)}, args...), url))
+	if err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	// A count of requests that lasts about secs at the warm-up's rate:
+	// h2load's timed mode (-D) does not end when the server closes each
+	// connection (nghttp2 1.52).
+	count := max(warm, int(float64(secs)*n/el))
+	return measure(srv, func() (float64, float64, error) {
+		return b.h2load(append(append([]string{"-n", strconv.Itoa(count)}, args...), url))
+	})
+}
+
+// h2load runs h2load with args and returns the requests that succeeded and
+// the seconds it took; a failed request fails the point.
+func (b *bench) h2load(args []string) (float64, float64, error) {
+	out, err := b.run([]string{"OPENSSL_CONF=/dev/null"}, "h2load", args...)
+	if err != nil {
+		return 0, 0, err
+	}
+	h := h2loadRE.FindStringSubmatch(out)
+	f := h2timeRE.FindStringSubmatch(out)
+	if h == nil || f == nil || h[2] != "0" || h[1] == "0" {
+		return 0, 0, fmt.Errorf("h2load: %q", out)
+	}
+	ok, _ := strconv.ParseFloat(h[1], 64)
+	el, _ := strconv.ParseFloat(f[1], 64)
+	if f[2] == "ms" {
+		el /= 1000
+	}
+	return ok, el, nil
+}
+
+// treeCPU is the user and system CPU time of process pid and all its
+// descendants (a server's master and workers, every thread of each: the
+// Go half's threads in a worker count as the worker's), from /proc.
+func treeCPU(pid int) (time.Duration, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	parent := map[int]int{}
+	ticks := map[int]uint64{}
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// The fields after the command name, which may hold spaces and
+		// parentheses: state ppid ... utime (14th field) stime (15th).
+		s := string(data)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 13 {
+			continue
+		}
+		pp, _ := strconv.Atoi(fields[1])
+		ut, _ := strconv.ParseUint(fields[11], 10, 64)
+		st, _ := strconv.ParseUint(fields[12], 10, 64)
+		parent[p], ticks[p] = pp, ut+st
+	}
+	if _, ok := ticks[pid]; !ok {
+		return 0, fmt.Errorf("process %d is gone", pid)
+	}
+	var sum uint64
+	for p, t := range ticks {
+		for q := p; q > 1; q = parent[q] {
+			if q == pid {
+				sum += t
+				break
+			}
+		}
+	}
+	return time.Duration(sum) * time.Second / clockTicks, nil
+}
+
+// clockTicks is the unit of /proc's CPU times (sysconf(_SC_CLK_TCK), 100
+// on Linux for every architecture Go runs on).
+const clockTicks = 100
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -115,10 +305,20 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// startServer starts the TLS nginx (two workers), haproxy (master-worker,
+// A running server: its master's pid, and how to stop it.
+type running struct {
+	pid  int
+	stop func()
+}
+
+func (s running) Stop() { s.stop() }
+
+// startServer starts wl's TLS nginx (two workers), haproxy (master-worker,
 // nbthread 2, ssl-mode-async, in front of the backend) or the backend (a
-// plain HTTP nginx), and returns how to stop it.
-func (b *bench) startServer(name, dir, env string, port, backend int, www, crt, key, pem string) (func(), error) {
+// plain HTTP nginx).
+func (b *bench) startServer(f serverFiles, wl workload, env string, port int) (running, error) {
+	name, dir, www := wl.server, f.dir, f.www
+	crt, key, pem, backend := f.crt[wl.cert], f.key[wl.cert], f.pem[wl.cert], f.backend
 	pidf := filepath.Join(dir, name+".pid")
 	os.Remove(pidf)
 	var cmd []string
@@ -129,6 +329,9 @@ func (b *bench) startServer(name, dir, env string, port, backend int, www, crt, 
 			user = "user root;"
 		}
 		srv := fmt.Sprintf("listen 127.0.0.1:%d ssl; ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate %s; ssl_certificate_key %s;", port, crt, key)
+		if wl.tls12 != "" {
+			srv = fmt.Sprintf("listen 127.0.0.1:%d ssl; ssl_protocols TLSv1.2; ssl_ciphers %s; ssl_certificate %s; ssl_certificate_key %s;", port, wl.tls12, crt, key)
+		}
 		if name == "backend" {
 			srv = fmt.Sprintf("listen 127.0.0.1:%d;", port)
 		}
@@ -163,7 +366,7 @@ backend files
 		cmd = []string{"haproxy", "-W", "-D", "-f", path}
 	}
 	if _, err := b.run([]string{env}, cmd[0], cmd[1:]...); err != nil {
-		return nil, err
+		return running{}, err
 	}
 	var master int
 	for i := 0; i < 100 && master == 0; i++ {
@@ -173,7 +376,7 @@ backend files
 		time.Sleep(50 * time.Millisecond)
 	}
 	if master == 0 {
-		return nil, fmt.Errorf("%s did not start", name)
+		return running{}, fmt.Errorf("%s did not start", name)
 	}
 	// The workers listen a moment after the master wrote its pid.
 	for i := 0; i < 100; i++ {
@@ -183,7 +386,7 @@ backend files
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return func() {
+	return running{master, func() {
 		sig := syscall.SIGTERM
 		if name == "nginx" {
 			sig = syscall.SIGQUIT
@@ -193,76 +396,10 @@ backend files
 			time.Sleep(50 * time.Millisecond)
 		}
 		syscall.Kill(master, syscall.SIGKILL)
-	}, nil
+	}}, nil
 }
 
 var (
 	h2loadRE = regexp.MustCompile(`requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed`)
 	h2timeRE = regexp.MustCompile(`finished in ([0-9.]+)(m?s)`)
 )
-
-// handshakeClients is how many connections are opened at once.
-const handshakeClients = 4
-
-// handshakes opens new TLS 1.3 connections (X25519, the server's RSA-2048
-// signature, no session resumption) from handshakeClients goroutines for
-// secs seconds and returns completed handshakes per second. Unlike
-// openssl s_time it lets the last handshakes finish rather than cutting
-// them off, and it counts its own failures.
-func handshakes(port int, secs int) (float64, error) {
-	cfg := &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS13,
-		CurvePreferences: []tls.CurveID{tls.X25519}, ClientSessionCache: nil}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	stop := time.Now().Add(time.Duration(secs) * time.Second)
-	var done, failed atomic.Int64
-	var firstErr atomic.Value
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	for i := 0; i < handshakeClients; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(stop) {
-				c, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
-				if err != nil {
-					failed.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-					continue
-				}
-				done.Add(1)
-				c.Close()
-			}
-		}()
-	}
-	wg.Wait()
-	el := time.Since(t0).Seconds()
-	if failed.Load() > 0 {
-		return 0, fmt.Errorf("%d of %d handshakes failed, the first: %v", failed.Load(), failed.Load()+done.Load(), firstErr.Load())
-	}
-	return float64(done.Load()) / el, nil
-}
-
-// loadServer measures new TLS 1.3 connections per second and the bulk rate
-// of 1 MiB downloads over 4 keep-alive connections (h2load).
-func (b *bench) loadServer(port int) (float64, float64, error) {
-	hs, err := handshakes(port, b.cfg.seconds*3)
-	if err != nil {
-		return 0, 0, err
-	}
-	out, err := b.run([]string{"OPENSSL_CONF=/dev/null"}, "h2load", "-n", "400", "-c", "4", "-m", "1", "--h1",
-		fmt.Sprintf("https://127.0.0.1:%d/f1048576", port))
-	if err != nil {
-		return 0, 0, err
-	}
-	h := h2loadRE.FindStringSubmatch(out)
-	f := h2timeRE.FindStringSubmatch(out)
-	if h == nil || f == nil || h[2] != "0" {
-		return 0, 0, fmt.Errorf("h2load: %q", out)
-	}
-	ok, _ := strconv.ParseFloat(h[1], 64)
-	el, _ := strconv.ParseFloat(f[1], 64)
-	if f[2] == "ms" {
-		el /= 1000
-	}
-	return hs, ok * (1 << 20) / el / 1e6, nil
-}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// The attribution (issue 20): what a server's workers do per handshake of
+// the first workload, with cptprov and without: system calls, context
+// switches and CPU migrations (perf stat on the workers), calls into Go
+// (with cptprov: a uprobe on cgo's crosscall2 in libcptgo.so, every call
+// from C into an exported Go function), and cptprov's operations by
+// algorithm and path (its statistics). A run of its own: a uprobe costs a
+// trap per call, which the measured runs must not pay.
+
+// attribKey names an attribution counter of a workload.
+type attribKey struct{ workload, counter string }
+
+const (
+	ctrSyscalls   = "system calls"
+	ctrSwitches   = "context switches"
+	ctrMigrations = "CPU migrations"
+	ctrGoCalls    = "calls into Go"
+)
+
+// uprobe is perf's event for crosscall2 in the build's libcptgo.so.
+const uprobe = "probe_libcptgo:crosscall2"
+
+func (b *bench) attribution(r *report) error {
+	if _, err := exec.LookPath("perf"); err != nil {
+		r.notes = append(r.notes, "attribution: skipped, perf is not installed (apt-get install linux-perf).")
+		return nil
+	}
+	f, done, ok, err := b.serverSetup(r, "attribution")
+	if !ok {
+		return err
+	}
+	defer done()
+	lib := filepath.Join(b.cfg.root, "build", "libcptgo.so")
+	exec.Command("perf", "probe", "-q", "-d", uprobe).Run()
+	goCalls := true
+	if out, err := exec.Command("perf", "probe", "-q", "-x", lib, "-a", "crosscall2").CombinedOutput(); err != nil {
+		goCalls = false
+		r.notes = append(r.notes, fmt.Sprintf("attribution: calls into Go not counted (perf probe: %s)", strings.TrimSpace(string(out))))
+	} else {
+		defer exec.Command("perf", "probe", "-q", "-d", uprobe).Run()
+	}
+	wl := workloads[0]
+	for i := 0; i < b.cfg.runs; i++ {
+		for _, prov := range []string{dflt, cpt} {
+			env := "OPENSSL_CONF=/dev/null"
+			events := []string{"raw_syscalls:sys_enter", "context-switches", "cpu-migrations"}
+			if prov == cpt {
+				env = "OPENSSL_CONF=" + f.statsConf
+				if goCalls {
+					events = append(events, uprobe)
+				}
+			}
+			got, err := b.countHandshake(f, wl, env, events)
+			if err != nil {
+				r.notes = append(r.notes, fmt.Sprintf("attribution: %s %s, run %d: %v", wl.name, prov, i+1, err))
+				continue
+			}
+			for ctr, v := range got {
+				getPair(r.attrib, attribKey{wl.name, ctr}).add(prov, v)
+			}
+		}
+	}
+	return nil
+}
+
+// countHandshake loads wl's server and returns, per handshake, the perf
+// events of its workers and cptprov's operations in them.
+func (b *bench) countHandshake(f serverFiles, wl workload, env string, events []string) (map[string]float64, error) {
+	got := map[string]float64{}
+	err := b.underLoad(f, wl, env, func(srv running, run func() (float64, float64, error)) error {
+		workers := children(srv.pid)
+		if len(workers) == 0 {
+			return fmt.Errorf("no workers under %d", srv.pid)
+		}
+		var pids []string
+		for _, p := range workers {
+			pids = append(pids, strconv.Itoa(p))
+		}
+		before := cptOps(b.cfg.root, f.stats, workers)
+		var stderr bytes.Buffer
+		perf := exec.Command("perf", "stat", "-x,", "-e", strings.Join(events, ","), "-p", strings.Join(pids, ","))
+		perf.Stderr = &stderr
+		if err := perf.Start(); err != nil {
+			return err
+		}
+		n, _, err := run()
+		perf.Process.Signal(syscall.SIGINT)
+		perf.Wait()
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			// value,unit,event,... (perf stat -x,)
+			fl := strings.Split(line, ",")
+			if len(fl) < 3 {
+				continue
+			}
+			v, err := strconv.ParseFloat(fl[0], 64)
+			if err != nil {
+				continue // "<not counted>", "<not supported>"
+			}
+			switch fl[2] {
+			case "raw_syscalls:sys_enter":
+				got[ctrSyscalls] = v / n
+			case "context-switches":
+				got[ctrSwitches] = v / n
+			case "cpu-migrations":
+				got[ctrMigrations] = v / n
+			case uprobe:
+				got[ctrGoCalls] = v / n
+			}
+		}
+		if len(got) == 0 {
+			return fmt.Errorf("perf stat counted nothing: %q", stderr.String())
+		}
+		after := cptOps(b.cfg.root, f.stats, workers)
+		for k, v := range after {
+			if d := v - before[k]; d > 0 {
+				got[k] = float64(d) / n
+			}
+		}
+		return nil
+	})
+	return got, err
+}
+
+// children are the processes whose parent is pid (a server's workers).
+func children(pid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// cptOps are cptprov's operations in the processes pids, summed, by
+// "ALG on the device" and "ALG on the CPU path" (cptstat's documents).
+func cptOps(root, dir string, pids []int) map[string]uint64 {
+	ops := map[string]uint64{}
+	for _, p := range pids {
+		out, err := exec.Command(filepath.Join(root, "build", "cptstat"), "-dir", dir, "-keep-dead", "-json", "-pid", strconv.Itoa(p)).Output()
+		if err != nil {
+			continue
+		}
+		var docs []struct {
+			Algorithms map[string]struct{ Device, Software uint64 } `json:"algorithms"`
+		}
+		if json.Unmarshal(out, &docs) != nil {
+			continue
+		}
+		for _, d := range docs {
+			for alg, a := range d.Algorithms {
+				ops[alg+" on the device"] += a.Device
+				ops[alg+" on the CPU path"] += a.Software
+			}
+		}
+	}
+	return ops
+}
+
+// attribKeys are the counters in a fixed order: perf's first, then calls
+// into Go, then cptprov's operations by name.
+func (r *report) attribKeys() []attribKey {
+	var ks []attribKey
+	for k := range r.attrib {
+		ks = append(ks, k)
+	}
+	rank := map[string]int{ctrSyscalls: 0, ctrSwitches: 1, ctrMigrations: 2, ctrGoCalls: 3}
+	sort.Slice(ks, func(i, j int) bool {
+		ri, oki := rank[ks[i].counter]
+		rj, okj := rank[ks[j].counter]
+		switch {
+		case ks[i].workload != ks[j].workload:
+			return ks[i].workload < ks[j].workload
+		case oki && okj:
+			return ri < rj
+		case oki != okj:
+			return oki
+		}
+		return ks[i].counter < ks[j].counter
+	})
+	return ks
+}
+
+// writeAttribution is the report's section.
+func (r *report) writeAttribution(w func(string, ...any)) {
+	w("\n## Where a TLS handshake's cost goes\n\n")
+	if len(r.attrib) == 0 {
+		w("Not measured (see the notes).\n")
+		return
+	}
+	w("Per handshake of the first workload above, in the server's workers (a run of its own, the same\n")
+	w("load): system calls, context switches and CPU migrations (`perf stat`), calls from C into Go\n")
+	w("(a uprobe on cgo's `crosscall2` in libcptgo.so: every call into an exported Go function), and\n")
+	w("cptprov's operations by algorithm and path (its statistics). Medians of the runs.\n\n")
+	w("| workload | counter | without | with cptprov |\n|---|---|---:|---:|\n")
+	for _, k := range r.attribKeys() {
+		p := r.attrib[k]
+		def := "-"
+		if len(p.def) > 0 {
+			def = fmt.Sprintf("%.1f", p.def.median())
+		}
+		w("| %s | %s | %s | %.1f |\n", k.workload, k.counter, def, p.cpt.median())
+	}
+}
