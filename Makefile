@@ -182,9 +182,11 @@ bench-quick: all $(BUILD)/bench_ops $(BUILD)/cptbench $(if $(DPDK_SHIM),$(BUILD)
 $(BUILD)/cptbench: $(GO_SRC) | $(BUILD)
 	$(GO) build -o $@ ./bench/cptbench
 
-# The older, finer-grained benchmarks: crossovers, record paths, fibers.
-bench-detail: all $(BUILD)/bench_fibercall $(BUILD)/bench_stitched
+# The older, finer-grained benchmarks: crossovers, record paths, fibers,
+# calls into Go after an idle spell.
+bench-detail: all $(BUILD)/bench_fibercall $(BUILD)/bench_idlecall $(BUILD)/bench_stitched
 	$(BUILD)/bench_fibercall --provider-path $(BUILD)
+	$(BUILD)/bench_idlecall --provider-path $(BUILD)
 	bench/bench.sh
 	bench/bench.sh -b "1024 16384" -a 8 aes-256-gcm
 	bench/bench.sh -r 3 -b "64 1024 16384" aes-128-cbc aes-256-cbc aes-128-ctr aes-256-ctr des-ede3-cbc chacha20 chacha20-poly1305 sha1 sha256 sha512
