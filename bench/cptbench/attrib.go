@@ -18,8 +18,8 @@ import (
 // The attribution (issue 20): what a server's workers do per handshake of
 // the first workload, with cptprov and without: system calls, context
 // switches and CPU migrations (perf stat on the workers), calls into Go
-// (with cptprov: a uprobe on cgo's crosscall2 in libcptgo.so, every call
-// from C into an exported Go function), and cptprov's operations by
+// (with cptprov: uprobes on libcptgo.so's exported cptgo_* functions,
+// each call from C into Go, by function), and cptprov's operations by
 // algorithm and path (its statistics). A run of its own: a uprobe costs a
 // trap per call, which the measured runs must not pay.
 
@@ -33,8 +33,8 @@ const (
 	ctrGoCalls    = "calls into Go"
 )
 
-// uprobe is perf's event for crosscall2 in the build's libcptgo.so.
-const uprobe = "probe_libcptgo:crosscall2"
+// uprobes are perf's events for the build's libcptgo.so exports.
+const uprobes = "probe_libcptgo:*"
 
 func (b *bench) attribution(r *report) error {
 	if _, err := exec.LookPath("perf"); err != nil {
@@ -47,13 +47,13 @@ func (b *bench) attribution(r *report) error {
 	}
 	defer done()
 	lib := filepath.Join(b.cfg.root, "build", "libcptgo.so")
-	exec.Command("perf", "probe", "-q", "-d", uprobe).Run()
+	exec.Command("perf", "probe", "-q", "-d", uprobes).Run()
 	goCalls := true
-	if out, err := exec.Command("perf", "probe", "-q", "-x", lib, "-a", "crosscall2").CombinedOutput(); err != nil {
+	if out, err := exec.Command("perf", "probe", "-q", "-x", lib, "-a", "cptgo_*").CombinedOutput(); err != nil {
 		goCalls = false
 		r.notes = append(r.notes, fmt.Sprintf("attribution: calls into Go not counted (perf probe: %s)", strings.TrimSpace(string(out))))
 	} else {
-		defer exec.Command("perf", "probe", "-q", "-d", uprobe).Run()
+		defer exec.Command("perf", "probe", "-q", "-d", uprobes).Run()
 	}
 	wl := workloads[0]
 	for i := 0; i < b.cfg.runs; i++ {
@@ -63,7 +63,7 @@ func (b *bench) attribution(r *report) error {
 			if prov == cpt {
 				env = "OPENSSL_CONF=" + f.statsConf
 				if goCalls {
-					events = append(events, uprobe)
+					events = append(events, uprobes)
 				}
 			}
 			got, err := b.countHandshake(f, wl, env, events)
@@ -122,8 +122,13 @@ func (b *bench) countHandshake(f serverFiles, wl workload, env string, events []
 				got[ctrSwitches] = v / n
 			case "cpu-migrations":
 				got[ctrMigrations] = v / n
-			case uprobe:
-				got[ctrGoCalls] = v / n
+			default:
+				if fn, ok := strings.CutPrefix(fl[2], "probe_libcptgo:cptgo_"); ok {
+					got[ctrGoCalls] += v / n
+					if v > 0 {
+						got[ctrGoCalls+": "+fn] = v / n
+					}
+				}
 			}
 		}
 		if len(got) == 0 {
@@ -195,14 +200,21 @@ func (r *report) attribKeys() []attribKey {
 		ks = append(ks, k)
 	}
 	rank := map[string]int{ctrSyscalls: 0, ctrSwitches: 1, ctrMigrations: 2, ctrGoCalls: 3}
+	for _, k := range ks {
+		if strings.HasPrefix(k.counter, ctrGoCalls+": ") {
+			rank[k.counter] = 4 // after the total, by name below
+		}
+	}
 	sort.Slice(ks, func(i, j int) bool {
 		ri, oki := rank[ks[i].counter]
 		rj, okj := rank[ks[j].counter]
 		switch {
 		case ks[i].workload != ks[j].workload:
 			return ks[i].workload < ks[j].workload
-		case oki && okj:
+		case oki && okj && ri != rj:
 			return ri < rj
+		case oki && okj:
+			return ks[i].counter < ks[j].counter
 		case oki != okj:
 			return oki
 		}
@@ -220,8 +232,8 @@ func (r *report) writeAttribution(w func(string, ...any)) {
 	}
 	w("Per handshake of the first workload above, in the server's workers (a run of its own, the same\n")
 	w("load): system calls, context switches and CPU migrations (`perf stat`), calls from C into Go\n")
-	w("(a uprobe on cgo's `crosscall2` in libcptgo.so: every call into an exported Go function), and\n")
-	w("cptprov's operations by algorithm and path (its statistics). Medians of the runs.\n\n")
+	w("(uprobes on libcptgo.so's exported functions), in all and by function, and cptprov's operations\n")
+	w("by algorithm and path (its statistics). Medians of the runs.\n\n")
 	w("| workload | counter | without | with cptprov |\n|---|---|---:|---:|\n")
 	for _, k := range r.attribKeys() {
 		p := r.attrib[k]
