@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -143,28 +142,6 @@ func (b *bench) countHandshake(f serverFiles, wl workload, env string, events []
 		return nil
 	})
 	return got, err
-}
-
-// children are the processes whose parent is pid (a server's workers).
-func children(pid int) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(data)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // cptOps are cptprov's operations in the processes pids, summed, by

@@ -246,16 +246,20 @@ func (b *bench) h2load(args []string) (float64, float64, error) {
 	return ok, el, nil
 }
 
-// treeCPU is the user and system CPU time of process pid and all its
-// descendants (a server's master and workers, every thread of each: the
-// Go half's threads in a worker count as the worker's), from /proc.
-func treeCPU(pid int) (time.Duration, error) {
+// procStat is what /proc/PID/stat says of a process: its parent, and its
+// user and system CPU time in clock ticks (all its threads).
+type procStat struct {
+	ppid  int
+	ticks uint64
+}
+
+// procStats reads every process's stat.
+func procStats() (map[int]procStat, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	parent := map[int]int{}
-	ticks := map[int]uint64{}
+	st := map[int]procStat{}
 	for _, e := range ents {
 		p, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -274,22 +278,45 @@ func treeCPU(pid int) (time.Duration, error) {
 		}
 		pp, _ := strconv.Atoi(fields[1])
 		ut, _ := strconv.ParseUint(fields[11], 10, 64)
-		st, _ := strconv.ParseUint(fields[12], 10, 64)
-		parent[p], ticks[p] = pp, ut+st
+		sy, _ := strconv.ParseUint(fields[12], 10, 64)
+		st[p] = procStat{pp, ut + sy}
 	}
-	if _, ok := ticks[pid]; !ok {
+	return st, nil
+}
+
+// treeCPU is the user and system CPU time of process pid and all its
+// descendants (a server's master and workers, every thread of each: the
+// Go half's threads in a worker count as the worker's).
+func treeCPU(pid int) (time.Duration, error) {
+	st, err := procStats()
+	if err != nil {
+		return 0, err
+	}
+	if _, ok := st[pid]; !ok {
 		return 0, fmt.Errorf("process %d is gone", pid)
 	}
 	var sum uint64
-	for p, t := range ticks {
-		for q := p; q > 1; q = parent[q] {
+	for p, s := range st {
+		for q := p; q > 1; q = st[q].ppid {
 			if q == pid {
-				sum += t
+				sum += s.ticks
 				break
 			}
 		}
 	}
 	return time.Duration(sum) * time.Second / clockTicks, nil
+}
+
+// children are the processes whose parent is pid (a server's workers).
+func children(pid int) []int {
+	st, _ := procStats()
+	var out []int
+	for p, s := range st {
+		if s.ppid == pid {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // clockTicks is the unit of /proc's CPU times (sysconf(_SC_CLK_TCK), 100
