@@ -212,6 +212,7 @@ func (d *Device) open(names []string, found int) error {
 		C.shim_dev_info(C.int(id), &info)
 		cd := &cryptodev{id: id, name: name, driver: C.GoString(&info.driver[0]), algs: uint32(info.algs),
 			maxModLen: int(info.max_modlen), maxData: int(info.max_data)}
+		cd.algs &= usable(cd.driver)
 		cd.counter = "dpdk_" + name
 		if len(cd.counter) > 31 { // the statistics area's names
 			cd.counter = cd.counter[:31]
@@ -347,4 +348,18 @@ func algNames(algs uint32) string {
 		return "nothing cptprov uses"
 	}
 	return strings.Join(out, ", ")
+}
+
+// usable is what cptprov takes of a driver's algorithms. crypto_openssl
+// computes its ciphers, digests and MACs through EVP in the application's
+// default library context, which an openssl.cnf preferring cptprov makes
+// cptprov itself: such a request re-enters the provider from inside the
+// device and waits on itself (seen: a TLS server's HMAC on crypto_openssl
+// hung in cptprov's own HMAC under rte_cryptodev_enqueue_burst). Its
+// exponentiations use BN alone.
+func usable(driver string) uint32 {
+	if driver == "crypto_openssl" {
+		return C.CPTDPDK_MODEXP
+	}
+	return ^uint32(0)
 }
