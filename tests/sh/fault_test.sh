@@ -45,6 +45,12 @@ step() {
 	if [ "$f" -ne 0 ]; then
 		echo "FAIL $name (rc $rc):"
 		grep -E 'FAIL|error' "$out" | head -20
+		# A crash says why only at its end (glibc's abort message, a
+		# Go traceback's first lines).
+		if [ "$rc" -ge 128 ]; then
+			echo "... killed by signal $((rc - 128)); the output's end:"
+			grep -v ' warn: ' "$out" | tail -25
+		fi
 	else
 		echo "ok   $name"
 	fi
