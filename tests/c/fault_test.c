@@ -188,6 +188,7 @@ enum { R_GOOD, R_WRONG, R_CLEAN_FAIL, R_SILENT_FAIL };
 struct task {
     int kind, outcome;
     unsigned char out[OUTSZ];
+    char why[200]; /* the first error of a failure */
 };
 
 static int run_task(void *arg)
@@ -197,11 +198,14 @@ static int run_task(void *arg)
 
     ERR_clear_error();
     n = op_fn[t->kind](g_env.libctx, g_env.propq, t->out);
-    if (n == 0)
+    t->why[0] = '\0';
+    if (n == 0) {
         t->outcome = ERR_peek_error() != 0 ? R_CLEAN_FAIL : R_SILENT_FAIL;
-    else
+        ERR_error_string_n(ERR_peek_error(), t->why, sizeof(t->why));
+    } else {
         t->outcome =
             n == g_want_len[t->kind] && memcmp(t->out, g_want[t->kind], n) == 0 ? R_GOOD : R_WRONG;
+    }
     ERR_clear_error();
     return 1;
 }
@@ -277,9 +281,20 @@ static void soak(struct task *tasks, void **args, uint64_t n, int *results, unsi
     while (cpt_now() - start < seconds) {
         if (!round_of(tasks, args, n, results, paused, seed + rounds, &j))
             hung++;
-        for (uint64_t i = 0; i < n; i++)
-            bad += tasks[i].outcome == R_WRONG || tasks[i].outcome == R_SILENT_FAIL
-                || (expect_ok && tasks[i].outcome != R_GOOD);
+        for (uint64_t i = 0; i < n; i++) {
+            const struct task *t = &tasks[i];
+
+            if (t->outcome == R_WRONG || t->outcome == R_SILENT_FAIL
+                || (expect_ok && t->outcome != R_GOOD)) {
+                if (bad++ < 10) /* which, and why: a soak's failures are rare */
+                    printf("soak: round %lu: %s %s %s %s\n", rounds, i >= n / 2 ? "async" : "sync",
+                        kind_name[t->kind],
+                        t->outcome == R_WRONG             ? "wrong output"
+                            : t->outcome == R_SILENT_FAIL ? "failed without an error on the queue"
+                                                          : "failed:",
+                        t->why);
+            }
+        }
         rounds++;
         if (cpt_now() >= warm) {
             long r = rss_kib();
