@@ -61,7 +61,6 @@ type sessions struct {
 	m      map[sessKey]*session
 	byKey  map[uint64][]*session
 	modexp []*session // cached exponentiation sessions, oldest first
-	hashes int        // cached hash sessions
 }
 
 func (s *sessions) init() {
@@ -166,7 +165,6 @@ func (s *sessions) auth(qp *qpair, alg uint32, key []byte) *session {
 	if key == nil {
 		ss.refs = 2
 		s.m[k] = ss
-		s.hashes++
 	}
 	return ss
 }
@@ -205,7 +203,13 @@ func (s *sessions) unrefLocked(ss *session) {
 func (s *sessions) cached() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.modexp) + s.hashes
+	n := len(s.modexp)
+	for k := range s.m {
+		if k.hash {
+			n++
+		}
+	}
+	return n
 }
 
 // forget drops the sessions of a key identity.
@@ -230,7 +234,6 @@ func (s *sessions) freeAll() {
 	}
 	s.byKey = map[uint64][]*session{}
 	s.modexp = nil
-	s.hashes = 0
 }
 
 func boolInt(b bool) C.int {
