@@ -188,7 +188,7 @@ enum { R_GOOD, R_WRONG, R_CLEAN_FAIL, R_SILENT_FAIL };
 struct task {
     int kind, outcome;
     unsigned char out[OUTSZ];
-    char why[200]; /* the first error of a failure */
+    char why[300]; /* the first error of a failure */
 };
 
 static int run_task(void *arg)
@@ -201,7 +201,13 @@ static int run_task(void *arg)
     t->why[0] = '\0';
     if (n == 0) {
         t->outcome = ERR_peek_error() != 0 ? R_CLEAN_FAIL : R_SILENT_FAIL;
-        ERR_error_string_n(ERR_peek_error(), t->why, sizeof(t->why));
+        const char *data = NULL;
+        int flags = 0;
+        unsigned long e = ERR_peek_error_data(&data, &flags);
+
+        ERR_error_string_n(e, t->why, sizeof(t->why));
+        if (data != NULL && (flags & ERR_TXT_STRING) != 0) /* cptprov's detail */
+            snprintf(t->why + strlen(t->why), sizeof(t->why) - strlen(t->why), " (%s)", data);
     } else {
         t->outcome =
             n == g_want_len[t->kind] && memcmp(t->out, g_want[t->kind], n) == 0 ? R_GOOD : R_WRONG;
