@@ -223,8 +223,18 @@ func (d *Device) open(names []string, found int) error {
 		for q := 0; q < nqp; q++ {
 			cd.qps = append(cd.qps, newQpair(cd, q))
 		}
+		t0 := time.Now()
+		failed, why := selfTest(cd)
+		tested := time.Since(t0)
+		for bit := uint32(1); bit != 0; bit <<= 1 {
+			if failed&bit != 0 {
+				d.log(cptlog.Warn, fmt.Sprintf("dpdk: %s: %s failed the self-test (%s): not used on this device", name, algNames(bit), why[bit]))
+			}
+		}
+		cd.algs &^= failed
+		d.selfTestFailed |= failed
 		d.devs = append(d.devs, cd)
-		d.log(cptlog.Info, fmt.Sprintf("dpdk: %s (%s): %d queue pairs of %d, offers %s", name, cd.driver, nqp, d.depth, algNames(cd.algs)))
+		d.log(cptlog.Info, fmt.Sprintf("dpdk: %s (%s): %d queue pairs of %d, offers %s (self-test %v)", name, cd.driver, nqp, d.depth, algNames(cd.algs), tested.Round(100*time.Microsecond)))
 	}
 	if len(d.devs) == 0 {
 		d.log(cptlog.Warn, "dpdk: no cryptodev usable: every operation of this process runs on the CPU")

@@ -50,6 +50,11 @@ type Device struct {
 	faults  *simulator.FaultPlan // reset rules: the device stopped under load
 	named   sync.Map             // what the CPU path computes, named once in the log
 
+	// selfTestFailed: the CPTDPDK_* algorithms some device got wrong in
+	// its self-test (selftest.go); selfTestOff: those of them no device
+	// computes now, which the CPU path does.
+	selfTestFailed, selfTestOff uint32
+
 	executed, software, errors, devErrors, resets atomic.Uint64
 }
 
@@ -142,6 +147,9 @@ func (d *Device) route() {
 				d.byAlg[bit] = cd
 				break
 			}
+		}
+		if d.selfTestFailed&bit != 0 && d.byAlg[bit] == nil {
+			d.selfTestOff |= bit
 		}
 	}
 }
@@ -527,7 +535,9 @@ func (d *Device) Stats() cptdrv.DeviceStats {
 		cptdrv.Count{Name: "dpdk_ops_out", Value: ops},
 		cptdrv.Count{Name: "dpdk_mbufs_out", Value: mbufs},
 		cptdrv.Count{Name: "dpdk_sessions", Value: sessions},
-		cptdrv.Count{Name: "dpdk_sessions_cached", Value: uint64(d.sess.cached())})
+		cptdrv.Count{Name: "dpdk_sessions_cached", Value: uint64(d.sess.cached())},
+		// a bit mask of CPTDPDK_* algorithms: what the tests expect on the CPU path
+		cptdrv.Count{Name: "dpdk_selftest_off", Value: uint64(d.selfTestOff)})
 	return s
 }
 
