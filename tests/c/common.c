@@ -1629,11 +1629,18 @@ static int dpdk_selftest_off(const cpt_env *env, const char *alg)
         const char *pat;
         unsigned bit;
     } algs[] = {
-        { "AES-*-GCM", CPTDPDK_AES_GCM }, { "id-aes*-GCM", CPTDPDK_AES_GCM },
-        { "ChaCha20-Poly1305", CPTDPDK_CHACHAPOLY }, { "AES-*-CBC", CPTDPDK_AES_CBC },
-        { "AES-*-CTR", CPTDPDK_AES_CTR }, { "DES-EDE3-CBC", CPTDPDK_DES3_CBC },
-        { "SHA1", CPTDPDK_SHA1 }, { "SHA2-224", CPTDPDK_SHA224 }, { "SHA2-256", CPTDPDK_SHA256 },
-        { "SHA2-384", CPTDPDK_SHA384 }, { "SHA2-512", CPTDPDK_SHA512 }, { "RSA*", CPTDPDK_MODEXP },
+        { "AES-*-GCM", CPTDPDK_AES_GCM },
+        { "id-aes*-GCM", CPTDPDK_AES_GCM },
+        { "ChaCha20-Poly1305", CPTDPDK_CHACHAPOLY },
+        { "AES-*-CBC", CPTDPDK_AES_CBC },
+        { "AES-*-CTR", CPTDPDK_AES_CTR },
+        { "DES-EDE3-CBC", CPTDPDK_DES3_CBC },
+        { "SHA1", CPTDPDK_SHA1 },
+        { "SHA2-224", CPTDPDK_SHA224 },
+        { "SHA2-256", CPTDPDK_SHA256 },
+        { "SHA2-384", CPTDPDK_SHA384 },
+        { "SHA2-512", CPTDPDK_SHA512 },
+        { "RSA*", CPTDPDK_MODEXP },
     };
     const char *spoil = getenv("CPTPROV_TEST_DPDK_SPOIL");
     unsigned bit = 0;
