@@ -224,8 +224,17 @@ func (d *Device) open(names []string, found int) error {
 			cd.qps = append(cd.qps, newQpair(cd, q))
 		}
 		t0 := time.Now()
-		failed, why := selfTest(cd)
+		failed, why, err := selfTest(cd)
 		tested := time.Since(t0)
+		if err != nil {
+			// Its queue pairs stay allocated, its sessions and ops out:
+			// the device may still complete into them.
+			d.log(cptlog.Warn, fmt.Sprintf("dpdk: %s: self-test: %v; not used", name, err))
+			d.selfTestFailed |= cd.algs
+			C.shim_dev_stop(C.int(id))
+			d.unclaim(name)
+			continue
+		}
 		for bit := uint32(1); bit != 0; bit <<= 1 {
 			if failed&bit != 0 {
 				d.log(cptlog.Warn, fmt.Sprintf("dpdk: %s: %s failed the self-test (%s): not used on this device", name, algNames(bit), why[bit]))
