@@ -227,9 +227,12 @@ func (d *Device) open(names []string, found int) error {
 		failed, why, err := selfTest(cd)
 		tested := time.Since(t0)
 		if err != nil {
-			// Its queue pairs stay allocated, its sessions and ops out:
-			// the device may still complete into them.
+			// Its sessions, ops and the burst's buffers stay out: the
+			// device may still complete into them.
 			d.log(cptlog.Warn, fmt.Sprintf("dpdk: %s: self-test: %v; not used", name, err))
+			for _, qp := range cd.qps {
+				qp.free()
+			}
 			d.selfTestFailed |= cd.algs
 			C.shim_dev_stop(C.int(id))
 			d.unclaim(name)

@@ -74,7 +74,8 @@ func (j *job) release(d *Device) {
 
 func ptr(a uintptr) *C.uint8_t { return (*C.uint8_t)(unsafe.Add(unsafe.Pointer(nil), a)) }
 
-func bptr(b []byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&b[0])) }
+// bptr is the C address of b, also of an empty b with room (cmem's).
+func bptr(b []byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b))) }
 
 // plan returns inst as a job on a device, or nil when the CPU path must
 // compute it. It reads the instruction's context, which a bad address

@@ -83,9 +83,6 @@ func (m *cmem) free() {
 	m.ptrs = nil
 }
 
-// cp is the C address of b, also of an empty b (its capacity is at least 1).
-func cp(b []byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b))) }
-
 // selfTestTimeout bounds how long one burst may take to come back.
 const selfTestTimeout = 5 * time.Second
 
@@ -169,12 +166,12 @@ func stBursts(cd *cryptodev, bit uint32, mem *cmem, fill func([]byte)) ([]*stBur
 			} else {
 				a, _ = chacha20poly1305.New(key)
 			}
-			se := C.shim_sess_aead(dev, C.uint32_t(bit), C.CPTDPDK_DIR_ENCRYPT, cp(key), C.uint32_t(kl), aad, 16, &errbuf[0], C.size_t(len(errbuf)))
+			se := C.shim_sess_aead(dev, C.uint32_t(bit), C.CPTDPDK_DIR_ENCRYPT, bptr(key), C.uint32_t(kl), aad, 16, &errbuf[0], C.size_t(len(errbuf)))
 			if se == nil {
 				return fail("encrypt session")
 			}
 			out = append(out, &stBurst{name: fmt.Sprintf("%d-byte key encrypt", kl), sess: se})
-			sd := C.shim_sess_aead(dev, C.uint32_t(bit), C.CPTDPDK_DIR_DECRYPT, cp(key), C.uint32_t(kl), aad, 16, &errbuf[0], C.size_t(len(errbuf)))
+			sd := C.shim_sess_aead(dev, C.uint32_t(bit), C.CPTDPDK_DIR_DECRYPT, bptr(key), C.uint32_t(kl), aad, 16, &errbuf[0], C.size_t(len(errbuf)))
 			if sd == nil {
 				return fail("decrypt session")
 			}
@@ -192,14 +189,14 @@ func stBursts(cd *cryptodev, bit uint32, mem *cmem, fill func([]byte)) ([]*stBur
 				sealed := a.Seal(nil, iv, pt, ad)
 				ct, tag := sealed[:n], sealed[n:]
 				e := &stCase{out: mem.bytes(n), tag: mem.bytes(16), want: ct, wantTag: tag}
-				e.req = C.struct_cptdpdk_req{sess: se, kind: C.CPTDPDK_OP_AEAD, in: cp(pt), inlen: C.uint32_t(n),
-					out: cp(e.out), outlen: C.uint32_t(n), iv: cp(iv), ivlen: 12, aad: cp(ad), aadlen: aad,
-					tag: cp(e.tag), taglen: 16}
+				e.req = C.struct_cptdpdk_req{sess: se, kind: C.CPTDPDK_OP_AEAD, in: bptr(pt), inlen: C.uint32_t(n),
+					out: bptr(e.out), outlen: C.uint32_t(n), iv: bptr(iv), ivlen: 12, aad: bptr(ad), aadlen: aad,
+					tag: bptr(e.tag), taglen: 16}
 				enc.cases = append(enc.cases, e)
 				dc := &stCase{out: mem.bytes(n), tag: mem.copyOf(tag), want: pt}
-				dc.req = C.struct_cptdpdk_req{sess: sd, kind: C.CPTDPDK_OP_AEAD, in: cp(mem.copyOf(ct)), inlen: C.uint32_t(n),
-					out: cp(dc.out), outlen: C.uint32_t(n), iv: cp(iv), ivlen: 12, aad: cp(ad), aadlen: aad,
-					tag: cp(dc.tag), taglen: 16}
+				dc.req = C.struct_cptdpdk_req{sess: sd, kind: C.CPTDPDK_OP_AEAD, in: bptr(mem.copyOf(ct)), inlen: C.uint32_t(n),
+					out: bptr(dc.out), outlen: C.uint32_t(n), iv: bptr(iv), ivlen: 12, aad: bptr(ad), aadlen: aad,
+					tag: bptr(dc.tag), taglen: 16}
 				dec.cases = append(dec.cases, dc)
 			}
 		}
@@ -222,7 +219,7 @@ func stBursts(cd *cryptodev, bit uint32, mem *cmem, fill func([]byte)) ([]*stBur
 				dirs = dirs[:1] // its own inverse (planBlock)
 			}
 			for _, dir := range dirs {
-				s := C.shim_sess_cipher(dev, C.uint32_t(bit), dir, cp(key), C.uint32_t(kl), &errbuf[0], C.size_t(len(errbuf)))
+				s := C.shim_sess_cipher(dev, C.uint32_t(bit), dir, bptr(key), C.uint32_t(kl), &errbuf[0], C.size_t(len(errbuf)))
 				if s == nil {
 					return fail("session")
 				}
@@ -247,8 +244,8 @@ func stBursts(cd *cryptodev, bit uint32, mem *cmem, fill func([]byte)) ([]*stBur
 						cipher.NewCBCDecrypter(blk, iv).CryptBlocks(want, in)
 					}
 					c := &stCase{out: mem.bytes(n), want: want}
-					c.req = C.struct_cptdpdk_req{sess: s, kind: C.CPTDPDK_OP_CIPHER, in: cp(in), inlen: C.uint32_t(n),
-						out: cp(c.out), outlen: C.uint32_t(n), iv: cp(iv), ivlen: C.uint32_t(bs)}
+					c.req = C.struct_cptdpdk_req{sess: s, kind: C.CPTDPDK_OP_CIPHER, in: bptr(in), inlen: C.uint32_t(n),
+						out: bptr(c.out), outlen: C.uint32_t(n), iv: bptr(iv), ivlen: C.uint32_t(bs)}
 					b.cases = append(b.cases, c)
 				}
 			}
@@ -264,7 +261,7 @@ func stBursts(cd *cryptodev, bit uint32, mem *cmem, fill func([]byte)) ([]*stBur
 		mod[0] |= 0x80
 		mod[l-1] |= 1
 		exp[0] |= 0x80
-		s := C.shim_sess_modexp(dev, cp(mod), l, cp(exp), l, &errbuf[0], C.size_t(len(errbuf)))
+		s := C.shim_sess_modexp(dev, bptr(mod), l, bptr(exp), l, &errbuf[0], C.size_t(len(errbuf)))
 		if s == nil {
 			return fail("session")
 		}
@@ -277,7 +274,7 @@ func stBursts(cd *cryptodev, bit uint32, mem *cmem, fill func([]byte)) ([]*stBur
 			base[0] &= 0x7f // below the modulus
 			want := new(big.Int).Exp(new(big.Int).SetBytes(base), e, m)
 			c := &stCase{out: mem.bytes(l), want: want.FillBytes(make([]byte, l))}
-			c.req = C.struct_cptdpdk_req{sess: s, kind: C.CPTDPDK_OP_MODEXP, in: cp(base), inlen: l, out: cp(c.out), outlen: l}
+			c.req = C.struct_cptdpdk_req{sess: s, kind: C.CPTDPDK_OP_MODEXP, in: bptr(base), inlen: l, out: bptr(c.out), outlen: l}
 			b.cases = append(b.cases, c)
 		}
 	default: // the hashes and HMACs
@@ -292,7 +289,7 @@ func stBursts(cd *cryptodev, bit uint32, mem *cmem, fill func([]byte)) ([]*stBur
 		}
 		var kp *C.uint8_t
 		if key != nil {
-			kp = cp(key)
+			kp = bptr(key)
 		}
 		s := C.shim_sess_auth(dev, C.uint32_t(bit), kp, C.uint32_t(len(key)), &errbuf[0], C.size_t(len(errbuf)))
 		if s == nil {
@@ -312,8 +309,8 @@ func stBursts(cd *cryptodev, bit uint32, mem *cmem, fill func([]byte)) ([]*stBur
 			}
 			h.Write(in)
 			c := &stCase{out: mem.bytes(a.size), want: h.Sum(nil)}
-			c.req = C.struct_cptdpdk_req{sess: s, kind: C.CPTDPDK_OP_AUTH, in: cp(in), inlen: C.uint32_t(n),
-				out: cp(c.out), outlen: C.uint32_t(a.size)}
+			c.req = C.struct_cptdpdk_req{sess: s, kind: C.CPTDPDK_OP_AUTH, in: bptr(in), inlen: C.uint32_t(n),
+				out: bptr(c.out), outlen: C.uint32_t(a.size)}
 			b.cases = append(b.cases, c)
 		}
 	}
@@ -350,10 +347,7 @@ func runBurst(cd *cryptodev, b *stBurst, spoiled bool) error {
 	if n == 0 {
 		return nil
 	}
-	reqs := (*[burst]C.struct_cptdpdk_req)(C.calloc(burst, C.size_t(unsafe.Sizeof(C.struct_cptdpdk_req{}))))
-	done := (*[burst]C.struct_cptdpdk_done)(C.calloc(burst, C.size_t(unsafe.Sizeof(C.struct_cptdpdk_done{}))))
-	defer C.free(unsafe.Pointer(reqs))
-	defer C.free(unsafe.Pointer(done))
+	reqs, done := cd.qps[0].reqs, cd.qps[0].done // no lane uses them yet
 	for i, c := range b.cases {
 		reqs[i] = c.req
 		reqs[i].tag_id = C.uint64_t(i)
