@@ -103,7 +103,7 @@ func (ecdsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {
 // signature's length for a size query (a nil sig), or with an error for a
 // buffer too small for it.
 func sigRoom(k *ecKey, sig unsafe.Pointer, sigsize int) (int, bool, *Error) {
-	maxLen := k.c().maxSigLen()
+	maxLen := k.c().sigLen
 	if sig == nil {
 		return maxLen, true, nil
 	}
@@ -145,12 +145,10 @@ func ecdsaSign(env *Env, k *ecKey, scratch, sig unsafe.Pointer, hash []byte, w W
 		RPtr: cptdrv.Addr(out), RLen: uint32(len(out)),
 	}
 	n, pending, err := run(env.AE, env.algCounters(algECDSA, "ECDSA"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
-		der := derSignature(out[:b], out[b:])
+		// sigRoom saw room for the longest signature at sig.
+		der := appendDERSignature(unsafe.Slice((*byte)(sig), cv.sigLen)[:0], out[:b], out[b:])
 		clear(mem)
-		if len(der) > cv.maxSigLen() {
-			return 0, errorf(ReasonInternal, "ECDSA signature longer than its bound")
-		}
-		return copy(unsafe.Slice((*byte)(sig), len(der)), der), nil
+		return len(der), nil
 	}))
 	if !pending && err != nil {
 		clear(mem)
@@ -227,27 +225,42 @@ func (ecdsaSig) VerifyFinal(env *Env, st, key, scratch unsafe.Pointer, sig []byt
 }
 
 // derSignature encodes ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }.
-func derSignature(r, s []byte) []byte {
-	ri, si := derInteger(r), derInteger(s)
-	body := append(ri, si...)
-	out := []byte{0x30}
-	if len(body) < 0x80 {
-		out = append(out, byte(len(body)))
-	} else {
-		out = append(out, 0x81, byte(len(body)))
+func derSignature(r, s []byte) []byte { return appendDERSignature(nil, r, s) }
+
+// appendDERSignature appends the encoding of derSignature to dst: the
+// signing path writes it straight into the caller's buffer, without
+// allocating.
+func appendDERSignature(dst, r, s []byte) []byte {
+	r, s = derMagnitude(r), derMagnitude(s)
+	body := derIntegerLen(r) + derIntegerLen(s)
+	dst = append(dst, 0x30)
+	if body >= 0x80 {
+		dst = append(dst, 0x81)
 	}
-	return append(out, body...)
+	dst = append(dst, byte(body))
+	return appendDERInteger(appendDERInteger(dst, r), s)
 }
 
-func derInteger(v []byte) []byte {
-	v = bytes.TrimLeft(v, "\x00")
-	if len(v) == 0 {
-		v = []byte{0}
+var derZero = []byte{0}
+
+// derMagnitude is v without its leading zero bytes (one zero for 0).
+func derMagnitude(v []byte) []byte {
+	if v = bytes.TrimLeft(v, "\x00"); len(v) == 0 {
+		return derZero
 	}
+	return v
+}
+
+// derIntegerLen is the length of the INTEGER of magnitude v: tag, length,
+// and a zero byte ahead of a top bit that would make it negative.
+func derIntegerLen(v []byte) int { return 2 + len(v) + int(v[0]>>7) }
+
+func appendDERInteger(dst, v []byte) []byte {
+	dst = append(dst, 0x02, byte(derIntegerLen(v)-2))
 	if v[0]&0x80 != 0 {
-		v = append([]byte{0}, v...)
+		dst = append(dst, 0)
 	}
-	return append([]byte{0x02, byte(len(v))}, v...)
+	return append(dst, v...)
 }
 
 // parseDERSignature takes r and s (big-endian, at most b bytes each) from a
