@@ -24,6 +24,9 @@ const (
 	futexPrivate = 128
 )
 
+// idleTimeout bounds a parked engine's sleep (see Idle).
+const idleTimeout = 5 * time.Second
+
 type Parker struct {
 	seq     atomic.Uint32 // bumped by every wake-up; the futex word
 	waiters atomic.Int32
@@ -55,7 +58,10 @@ func (p *Parker) Sleep(seq uint32, timeoutNs int64) {
 // arrived meanwhile. It re-checks after announcing the sleep: a doorbell
 // rung before the announcement saw no sleeper and woke nobody. The
 // timeout only bounds the cost of a lost wake-up, which the protocol
-// excludes.
+// excludes, and is long because each expiry costs more than the engine's
+// own wake-up: the runtime takes the P back from a system call that
+// lasted 10 ms, and its monitor thread (sysmon) then polls every 20 µs
+// again, backing off only after a millisecond.
 func (p *Parker) Idle(stop *atomic.Bool, qs *QueueSet) bool {
 	seq := p.Prepare()
 	if stop.Load() {
@@ -66,7 +72,7 @@ func (p *Parker) Idle(stop *atomic.Bool, qs *QueueSet) bool {
 		p.Cancel()
 		return true
 	}
-	p.Sleep(seq, int64(100*time.Millisecond))
+	p.Sleep(seq, int64(idleTimeout))
 	return true
 }
 
