@@ -458,7 +458,9 @@ func (d *Device) complete(j *job) (comp, uc uint8, rlen uint32, written bool) {
 func (d *Device) poll(l *lane) {
 	defer d.wg.Done()
 	idle := 0
+	var y cptdrv.Yielder
 	for {
+		y.Tick()
 		worked := false
 		for _, q := range d.queues.Load() {
 			for k := 0; k < 32; k++ {
@@ -495,6 +497,7 @@ func (d *Device) poll(l *lane) {
 			continue
 		}
 		idle = 0
+		y.Yield(time.Now())
 		if !d.park.Idle(&d.stopped, &d.queues) {
 			return
 		}

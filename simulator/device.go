@@ -184,7 +184,9 @@ func (d *Device) Close() {
 
 func (d *Device) engine(g *group) {
 	defer d.wg.Done()
+	var y cptdrv.Yielder
 	for {
+		y.Tick()
 		if left := g.paused(); left > 0 {
 			if d.stopped.Load() {
 				return
@@ -205,6 +207,7 @@ func (d *Device) engine(g *group) {
 				continue
 			}
 		}
+		y.Yield(time.Now())
 		if !g.park.Idle(&d.stopped, &g.queues) {
 			return
 		}

@@ -17,12 +17,14 @@ package main
 /*
 #cgo CFLAGS: -I${SRCDIR}/.. -O2 -Wall
 #include "cptabi.h"
+int cpt_go_yield_due(void);
 */
 import "C"
 
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -74,7 +76,8 @@ func maybePanic(name string) {
 }
 
 // guard turns a panic into an internal error for the exported function it
-// is deferred in.
+// is deferred in. It is also where a host thread yields when its P's tick
+// is due (yield.c).
 func guard(st *C.struct_cpt_status, rc *C.int) {
 	if r := recover(); r != nil {
 		setStatus(st, &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: fmt.Sprintf("internal error: %v", r)})
@@ -82,6 +85,10 @@ func guard(st *C.struct_cpt_status, rc *C.int) {
 		if os.Getenv("CPTPROV_DEBUG") != "" {
 			os.Stderr.Write(debug.Stack())
 		}
+		return
+	}
+	if C.cpt_go_yield_due() != 0 {
+		runtime.Gosched()
 	}
 }
 

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Whether the calling host thread should pass through Go's scheduler before
+ * it returns to C (see cptdrv/sched.go): a thread that calls into Go often
+ * keeps its P between the calls, and the P's scheduling tick only moves
+ * when the thread yields. After a gap of 10 ms the runtime has taken the P
+ * back already, and the next call's slow path moves the tick.
+ */
+#include <stdint.h>
+#include <time.h>
+
+#define YIELD_EVERY_NS 5000000 /* cptdrv.YieldEvery */
+#define TAKEN_AFTER_NS 10000000
+
+static __thread int64_t last_call, last_yield;
+
+int cpt_go_yield_due(void)
+{
+    struct timespec ts;
+    int64_t now, prev;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    prev = last_call;
+    last_call = now;
+    if (now - prev >= TAKEN_AFTER_NS) {
+        last_yield = now;
+        return 0;
+    }
+    if (now - last_yield >= YIELD_EVERY_NS) {
+        last_yield = now;
+        return 1;
+    }
+    return 0;
+}
