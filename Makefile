@@ -17,23 +17,35 @@ BUILD   := build
 DPDK_SHIM := $(if $(shell pkg-config --exists libdpdk 2>/dev/null && echo y),$(BUILD)/libcptdpdk.so)
 MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\(.*\)"/\1/p')
 
+# The version (tools/version.sh: git describe, or a snapshot of the base
+# version). build/version holds it and changes only when it does, so that
+# what embeds it is rebuilt then, and not at every make.
+VERSION ?= $(shell tools/version.sh)
+GO_VERSION_LDFLAGS := -X cptprov/internal/version.Version=$(VERSION)
+
 PROV_SRC := $(wildcard provider/*.c)
 PROV_HDR := $(wildcard provider/*.h) provider/algorithms.def provider/reasons.def
 GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -path './bench/*.c' -not -name '*_test.go') dispatch/algorithms_gen.go dispatch/reasons_gen.go go.mod
 # The C programs the tests run: the "needs" column of tests/tests.list.
-TEST_BIN := $(addprefix $(BUILD)/,$(shell awk '!/^[[:space:]]*(\#|$$)/ && $$3 != "-" { n = split($$3, a, ","); for (i = 1; i <= n; i++) print a[i] }' tests/tests.list | sort -u))
+# (A "#" inside $(shell) is passed on as written by make 4.3 and escaped by
+# older ones; gawk, which debhelper brings, warns about "\#".)
+HASH := \#
+TEST_BIN := $(addprefix $(BUILD)/,$(shell awk '!/^[[:space:]]*($(HASH)|$$)/ && $$3 != "-" { n = split($$3, a, ","); for (i = 1; i <= n; i++) print a[i] }' tests/tests.list | sort -u))
 TEST_CC   = $(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/c -o $@ $< tests/c/common.c -lcrypto -lpthread
 
-.PHONY: all test test-after-deps test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet lint fmt clean fuzz-long
+.PHONY: all test test-after-deps test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet lint fmt clean fuzz-long FORCE
 
 all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(BUILD)/cptstat $(DPDK_SHIM)
 
 $(BUILD):
 	mkdir -p $(BUILD)
 
+$(BUILD)/version: FORCE | $(BUILD)
+	@echo '$(VERSION)' >$@.tmp; cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
 # The statistics viewer (its own binary: no Go runtime in OpenSSL's hosts).
-$(BUILD)/cptstat: $(GO_SRC) | $(BUILD)
-	$(GO) build -trimpath -o $@ ./cmd/cptstat
+$(BUILD)/cptstat: $(GO_SRC) $(BUILD)/version | $(BUILD)
+	$(GO) build -trimpath -ldflags '$(GO_VERSION_LDFLAGS)' -o $@ ./cmd/cptstat
 
 # The C half: what OpenSSL loads. Links libcrypto dynamically (ASYNC job
 # state is thread-local inside libcrypto).
@@ -41,8 +53,8 @@ $(BUILD)/cptstat: $(GO_SRC) | $(BUILD)
 # provider/goapi.h) but never links libcptgo.so: loader.c opens it lazily.
 # include/ holds what the provider and the simulator share.
 PROV_INC := -Iinclude -Iprovider -I$(BUILD)
-$(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) $(wildcard include/*.h) $(BUILD)/libcptgo.h | $(BUILD)
-	$(CC) -std=c11 $(CPPFLAGS) $(PROV_INC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -shared \
+$(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) $(wildcard include/*.h) $(BUILD)/libcptgo.h $(BUILD)/version | $(BUILD)
+	$(CC) -std=c11 $(CPPFLAGS) -DCPTPROV_VERSION='"$(VERSION)"' $(PROV_INC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -shared \
 		-o $@ $(PROV_SRC) -lcrypto -ldl -lpthread
 
 # The Go half, loaded lazily. -Bsymbolic binds the runtime's
@@ -96,7 +108,7 @@ deps:
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
-	$(GO) vet ./cptdrv/... ./simulator/... ./dpdk/... ./dispatch/... ./stats/... ./provider/... ./internal/... ./bench/...
+	$(GO) vet ./cptdrv/... ./simulator/... ./dpdk/... ./dispatch/... ./stats/... ./provider/... ./internal/... ./bench/... ./cmd/...
 
 # shellcheck over every tracked shell script, following what they source
 # (lib.sh); a finding that is wrong is disabled in place, with the reason.
@@ -179,8 +191,8 @@ bench-quick: all $(BUILD)/bench_ops $(BUILD)/cptbench $(if $(DPDK_SHIM),$(BUILD)
 	$(BUILD)/cptbench -quick -out $(BUILD)/bench-quick
 	$(BUILD)/cptbench -check $(BUILD)/bench-quick
 
-$(BUILD)/cptbench: $(GO_SRC) | $(BUILD)
-	$(GO) build -o $@ ./bench/cptbench
+$(BUILD)/cptbench: $(GO_SRC) $(BUILD)/version | $(BUILD)
+	$(GO) build -ldflags '$(GO_VERSION_LDFLAGS)' -o $@ ./bench/cptbench
 
 # The older, finer-grained benchmarks: crossovers, record paths, fibers,
 # calls into Go after an idle spell.
