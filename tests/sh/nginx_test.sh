@@ -116,7 +116,7 @@ if prom=$("$B/cptstat" -dir "$STATS" -prom 2>&1) && listed=$("$B/cptstat" -dir "
     missing=""
     for p in $(nginx_pids); do
         grep -q "\"pid\": $p," <<<"$listed" || missing="$missing $p"
-        grep -qE "^cptprov_ops_total\{pid=\"$p\",algorithm=\"AES-(128|256)-GCM\"\} [1-9]" <<<"$prom" || missing="$missing $p(gcm)"
+        grep -qE "^cptprov_ops_total\{algorithm=\"AES-(128|256)-GCM\",backend=\"[^\"]*\",pid=\"$p\"\} [1-9]" <<<"$prom" || missing="$missing $p(gcm)"
     done
     if [ -z "$missing" ]; then
         cpt_pass cptstat-workers "cptstat lists the workers $(nginx_pids | tr '\n' ' ')and their GCM operations"
