@@ -4,7 +4,10 @@
 #   make test       every test (Go unit tests, C harnesses, openssl integration;
 #                   the list: tests/tests.list), after vet and lint (shellcheck)
 #   make demo       build, then a GCM speed comparison and a TLS exchange on the simulator
-#   make install    into OpenSSL's module directory (openssl version -m)
+#   make install    the provider into OpenSSL's module directory (openssl
+#                   version -m), cptstat, its man page and the examples
+#                   under PREFIX (default /usr/local); DESTDIR for packagers
+#   make uninstall  removes exactly what make install put there
 #   make bench      performance report against the default provider
 
 CC      ?= gcc
@@ -16,6 +19,10 @@ BUILD   := build
 # the dpdk backend's shim, where pkg-config finds libdpdk (see its rule)
 DPDK_SHIM := $(if $(shell pkg-config --exists libdpdk 2>/dev/null && echo y),$(BUILD)/libcptdpdk.so)
 MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\(.*\)"/\1/p')
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/cptprov
 
 # The version (tools/version.sh: git describe, or a snapshot of the base
 # version). build/version holds it and changes only when it does, so that
@@ -33,7 +40,7 @@ HASH := \#
 TEST_BIN := $(addprefix $(BUILD)/,$(shell awk '!/^[[:space:]]*($(HASH)|$$)/ && $$3 != "-" { n = split($$3, a, ","); for (i = 1; i <= n; i++) print a[i] }' tests/tests.list | sort -u))
 TEST_CC   = $(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/c -o $@ $< tests/c/common.c -lcrypto -lpthread
 
-.PHONY: all test test-after-deps test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet lint fmt clean fuzz-long FORCE
+.PHONY: all test test-after-deps test-build test-debian13 unit ctest itest demo install uninstall bench bench-quick bench-detail deps vet lint fmt clean fuzz-long FORCE
 
 all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(BUILD)/cptstat $(DPDK_SHIM)
 
@@ -174,10 +181,36 @@ fuzz-long: all
 	ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1 CPTPROV_BUILD=$(BUILD) \
 		$(BUILD)/fuzz_evp_libfuzzer -max_total_time=$(FUZZ_TIME) -max_len=800 tests/fuzz/corpus
 
+# What make install puts where, the one list install, uninstall and the
+# Debian package follow: mode:file:directory.
+# The module directory is OpenSSL's, whatever PREFIX is: OpenSSL looks
+# there. The examples are documentation, not configuration: installing
+# cptprov enables nothing until an openssl.cnf loads it.
+INSTALL_LIST = \
+	0755:$(BUILD)/cptprov.so:$(MODULESDIR) \
+	0755:$(BUILD)/libcptgo.so:$(MODULESDIR) \
+	$(if $(DPDK_SHIM),0755:$(DPDK_SHIM):$(MODULESDIR)) \
+	0755:$(BUILD)/cptstat:$(BINDIR) \
+	0644:docs/cptstat.1:$(MANDIR)/man1 \
+	0644:openssl.cnf.example:$(DOCDIR) \
+	0644:docs/cptstat-exporter.service:$(DOCDIR)
+
 install: all
 	@test -n "$(MODULESDIR)" || { echo "cannot find OpenSSL's module directory (openssl version -m)"; exit 1; }
-	install -d $(DESTDIR)$(MODULESDIR)
-	install -m 0755 $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(DPDK_SHIM) $(DESTDIR)$(MODULESDIR)/
+	@set -e; for e in $(INSTALL_LIST); do \
+		mode=$${e%%:*} f=$${e#*:}; d=$(DESTDIR)$${f#*:} f=$${f%%:*}; \
+		echo "install $$f $$d/"; install -d "$$d"; install -m "$$mode" "$$f" "$$d/"; \
+	done
+
+# The files, then cptprov's own documentation directory (the others,
+# such as the module directory and bin, are shared).
+uninstall:
+	@test -n "$(MODULESDIR)" || { echo "cannot find OpenSSL's module directory (openssl version -m)"; exit 1; }
+	@for e in $(INSTALL_LIST); do \
+		f=$${e#*:}; d=$(DESTDIR)$${f#*:} f=$${f%%:*}; \
+		if [ -e "$$d/$${f##*/}" ]; then echo "rm $$d/$${f##*/}"; rm -f "$$d/$${f##*/}"; fi; \
+	done
+	@-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null; true
 
 # The report: cptprov against the default provider, tables and charts in
 # bench/results/<date>-<host>/ (about 30 minutes).
