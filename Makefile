@@ -8,6 +8,7 @@
 #                   version -m), cptstat, its man page and the examples
 #                   under PREFIX (default /usr/local); DESTDIR for packagers
 #   make uninstall  removes exactly what make install put there
+#   make deb        build/cptprov_<version>_<arch>.deb (debhelper)
 #   make bench      performance report against the default provider
 
 CC      ?= gcc
@@ -29,6 +30,10 @@ DOCDIR  ?= $(PREFIX)/share/doc/cptprov
 # what embeds it is rebuilt then, and not at every make.
 VERSION ?= $(shell tools/version.sh)
 GO_VERSION_LDFLAGS := -X cptprov/internal/version.Version=$(VERSION)
+# The hardening options of the environment's flags (Debian's
+# dpkg-buildflags, when debian/rules builds the package) for the C that cgo
+# compiles, which does not see CFLAGS; LDFLAGS reach Go's external link.
+CGO_HARDEN := $(filter -D_FORTIFY_SOURCE=% -fstack-protector% -fstack-clash-protection -fcf-protection%,$(CPPFLAGS) $(CFLAGS))
 
 PROV_SRC := $(wildcard provider/*.c)
 PROV_HDR := $(wildcard provider/*.h) provider/algorithms.def provider/reasons.def
@@ -40,7 +45,7 @@ HASH := \#
 TEST_BIN := $(addprefix $(BUILD)/,$(shell awk '!/^[[:space:]]*($(HASH)|$$)/ && $$3 != "-" { n = split($$3, a, ","); for (i = 1; i <= n; i++) print a[i] }' tests/tests.list | sort -u))
 TEST_CC   = $(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/c -o $@ $< tests/c/common.c -lcrypto -lpthread
 
-.PHONY: all test test-after-deps test-build test-debian13 unit ctest itest demo install uninstall bench bench-quick bench-detail deps vet lint fmt clean fuzz-long FORCE
+.PHONY: all test test-after-deps test-build test-debian13 unit ctest itest demo install uninstall deb bench bench-quick bench-detail deps vet lint fmt clean fuzz-long FORCE
 
 all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(BUILD)/cptstat $(DPDK_SHIM)
 
@@ -51,8 +56,12 @@ $(BUILD)/version: FORCE | $(BUILD)
 	@echo '$(VERSION)' >$@.tmp; cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
 # The statistics viewer (its own binary: no Go runtime in OpenSSL's hosts).
+# Hardened as Debian wants its binaries: position independent (ASLR) and
+# bound at load (read-only relocations); Go links it itself, so its own
+# -bindnow rather than LDFLAGS.
 $(BUILD)/cptstat: $(GO_SRC) $(BUILD)/version | $(BUILD)
-	$(GO) build -trimpath -ldflags '$(GO_VERSION_LDFLAGS)' -o $@ ./cmd/cptstat
+	CGO_CFLAGS="-O2 -g $(CGO_HARDEN)" $(GO) build -trimpath -buildmode=pie \
+		-ldflags '$(GO_VERSION_LDFLAGS) -bindnow' -o $@ ./cmd/cptstat
 
 # The C half: what OpenSSL loads. Links libcrypto dynamically (ASYNC job
 # state is thread-local inside libcrypto).
@@ -62,7 +71,7 @@ $(BUILD)/cptstat: $(GO_SRC) $(BUILD)/version | $(BUILD)
 PROV_INC := -Iinclude -Iprovider -I$(BUILD)
 $(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) $(wildcard include/*.h) $(BUILD)/libcptgo.h $(BUILD)/version | $(BUILD)
 	$(CC) -std=c11 $(CPPFLAGS) -DCPTPROV_VERSION='"$(VERSION)"' $(PROV_INC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -shared \
-		-o $@ $(PROV_SRC) -lcrypto -ldl -lpthread
+		$(LDFLAGS) -o $@ $(PROV_SRC) -lcrypto -ldl -lpthread
 
 # The Go half, loaded lazily. -Bsymbolic binds the runtime's
 # pthread_getattr_np call to the caching version in provider/golib.
@@ -71,9 +80,9 @@ $(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) $(wildcard include/*.h) $(BUILD)/li
 # Its header, libcptgo.h (cgo's prototypes of the exports), is kept for
 # cptprov.so's build.
 $(BUILD)/libcptgo.so $(BUILD)/libcptgo.h &: $(GO_SRC) provider/cptabi.h provider/algorithms.def provider/reasons.def | $(BUILD)
-	CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -DCPT_ABI_HASH=$$(cat provider/cptabi.h provider/algorithms.def provider/reasons.def | sha256sum | cut -c1-16)" \
+	CGO_ENABLED=1 CGO_CFLAGS="-O2 -g $(CGO_HARDEN) -DCPT_ABI_HASH=$$(cat provider/cptabi.h provider/algorithms.def provider/reasons.def | sha256sum | cut -c1-16)" \
 	$(GO) build -buildmode=c-shared -trimpath \
-		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic"' -o $(BUILD)/libcptgo.so ./provider/golib
+		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic $(LDFLAGS)"' -o $(BUILD)/libcptgo.so ./provider/golib
 
 # The dpdk backend's shim over DPDK's cryptodev library, built where
 # pkg-config finds libdpdk (tests/deps.sh installs it); the Go half loads it
@@ -182,7 +191,7 @@ fuzz-long: all
 		$(BUILD)/fuzz_evp_libfuzzer -max_total_time=$(FUZZ_TIME) -max_len=800 tests/fuzz/corpus
 
 # What make install puts where, the one list install, uninstall and the
-# Debian package follow: mode:file:directory.
+# Debian package (debian/rules runs make install) follow: mode:file:directory.
 # The module directory is OpenSSL's, whatever PREFIX is: OpenSSL looks
 # there. The examples are documentation, not configuration: installing
 # cptprov enables nothing until an openssl.cnf loads it.
@@ -211,6 +220,20 @@ uninstall:
 		if [ -e "$$d/$${f##*/}" ]; then echo "rm $$d/$${f##*/}"; rm -f "$$d/$${f##*/}"; fi; \
 	done
 	@-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null; true
+
+# The package: the tree (what git tracks, and new files it does not ignore)
+# copied to build/deb-src, where dpkg-buildpackage builds it with debhelper
+# (debian/), so that its outputs stay in build/. The changelog is made
+# there, with the version of tools/version.sh.
+deb: | $(BUILD)
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || { echo "make deb needs debhelper (make deps installs it)"; exit 1; }
+	rm -rf $(BUILD)/deb-src $(BUILD)/cptprov_* $(BUILD)/cptprov-dbgsym_*
+	mkdir -p $(BUILD)/deb-src
+	if git rev-parse --git-dir >/dev/null 2>&1; then git ls-files -z --cached --others --exclude-standard; \
+	else find . \( -path ./build -o -path ./.git \) -prune -o -type f -print0; fi | tar -c --null -T - | tar -x -C $(BUILD)/deb-src
+	debian/changelog.sh '$(VERSION)' >$(BUILD)/deb-src/debian/changelog
+	cd $(BUILD)/deb-src && dpkg-buildpackage -b -us -uc
+	ls $(BUILD)/cptprov_*.deb
 
 # The report: cptprov against the default provider, tables and charts in
 # bench/results/<date>-<host>/ (about 30 minutes).
