@@ -74,9 +74,10 @@ func NewCollector(load func() ([]stats.Snapshot, error)) *Collector {
 		}
 		c.device[m.Family] = prometheus.NewDesc("cptprov_"+m.Family, m.Help, labels, nil)
 	}
-	c.backend = prometheus.NewDesc("cptprov_backend_counter",
-		"A counter of the backend's own (dpdk_*: per device, ops and mbufs out, sessions), of no fixed type.",
-		append(procLabels[:len(procLabels):len(procLabels)], "counter"), nil)
+	// Not "..._counter": promtool refuses a type in a name.
+	c.backend = prometheus.NewDesc("cptprov_backend_stat",
+		"A statistic of the backend's own (dpdk_*: per device, ops and mbufs out, sessions), of no fixed type.",
+		append(procLabels[:len(procLabels):len(procLabels)], "name"), nil)
 	c.latency = prometheus.NewDesc("cptprov_request_latency_seconds",
 		"Latency of the sampled device requests (one in 64), from submission to the result in the caller's hands.",
 		append(procLabels[:len(procLabels):len(procLabels)], "queue"), nil)

@@ -90,7 +90,7 @@ func TestCollector(t *testing.T) {
 		{"cptprov_queue_in_flight_max", map[string]string{"pid": pid, "queue": "se"}, dto.MetricType_GAUGE, 3},
 		{"cptprov_queue_in_flight", map[string]string{"pid": strconv.Itoa(other), "queue": "ae"}, dto.MetricType_GAUGE, 2},
 		{"cptprov_queue_phase_seconds_total", map[string]string{"pid": pid, "queue": "se", "phase": "wait"}, dto.MetricType_COUNTER, 2e-6},
-		{"cptprov_backend_counter", map[string]string{"pid": strconv.Itoa(other), "counter": "dpdk_ops_out"}, dto.MetricType_UNTYPED, 5},
+		{"cptprov_backend_stat", map[string]string{"pid": strconv.Itoa(other), "name": "dpdk_ops_out"}, dto.MetricType_UNTYPED, 5},
 		{"cptprov_processes", nil, dto.MetricType_GAUGE, 2},
 	} {
 		m := series(mfs, c.family, c.labels)
