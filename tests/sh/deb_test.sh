@@ -168,7 +168,7 @@ if cpt_nginx_start "$T" "$CONF" "$PORT"; then
 		cpt_fail metrics "$why"
 	fi
 	kill "$EXPORTER"
-	_cpt_nginx_stop "$T"
+	cpt_nginx_stop "$T"
 else
 	cpt_fail nginx "did not start: $(tail -5 "$T/logs/start.log" "$T/logs/error.log" 2>/dev/null)"
 fi

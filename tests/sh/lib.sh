@@ -30,6 +30,8 @@
 #   cpt_tls_fetch_suites PORT DIR WWW LOGS   curl over every server-test suite
 #   cpt_nginx_start DIR CONF PORT     nginx, a master and two workers, under CONF
 #   cpt_nginx_workers DIR             that nginx's workers, one pid a line
+#   cpt_nginx_wait_workers DIR        waits for its two workers
+#   cpt_nginx_stop DIR                stops it
 #   cpt_exporter_start PIDVAR CPTSTAT DIR PORT   cptstat -listen on PORT
 #   cpt_prom_sum FILE FAMILY PID      a process's samples of FAMILY, summed
 #
@@ -535,22 +537,32 @@ http {
     }
 }
 EOF
-    cpt_on_exit "_cpt_nginx_stop '$d'"
+    cpt_on_exit "cpt_nginx_stop '$d'"
     OPENSSL_CONF=$conf timeout 20 "$nginx" -c "$d/nginx.conf" -p "$d" >"$d/logs/start.log" 2>&1 || return 1
-    for _ in $(seq 50); do
-        [ "$(cpt_nginx_workers "$d" | wc -l)" -ge 2 ] && return 0
-        sleep 0.1
-    done
-    return 1
+    cpt_nginx_wait_workers "$d"
 }
 
+# cpt_nginx_workers DIR: the workers (the master's children) of the nginx
+# whose pid file is DIR/nginx.pid.
 cpt_nginx_workers() {
     local m
     m=$(cat "$1/nginx.pid" 2>/dev/null) || return 0
     pgrep -P "$m" 2>/dev/null || true
 }
 
-_cpt_nginx_stop() {
+# cpt_nginx_wait_workers DIR: 0 once that nginx has its two workers, 1
+# after 5 s.
+cpt_nginx_wait_workers() {
+    for _ in $(seq 50); do
+        [ "$(cpt_nginx_workers "$1" | wc -l)" -ge 2 ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# cpt_nginx_stop DIR: a graceful quit of that nginx (SIGQUIT), SIGKILL
+# after 10 s.
+cpt_nginx_stop() {
     local m
     m=$(cat "$1/nginx.pid" 2>/dev/null) || return 0
     kill -QUIT "$m" 2>/dev/null
