@@ -4,7 +4,11 @@
 #   make test       every test (Go unit tests, C harnesses, openssl integration;
 #                   the list: tests/tests.list), after vet and lint (shellcheck)
 #   make demo       build, then a GCM speed comparison and a TLS exchange on the simulator
-#   make install    into OpenSSL's module directory (openssl version -m)
+#   make install    the provider into OpenSSL's module directory (openssl
+#                   version -m), cptstat, its man page and the examples
+#                   under PREFIX (default /usr/local); DESTDIR for packagers
+#   make uninstall  removes exactly what make install put there
+#   make deb        build/cptprov_<version>_<arch>.deb (debhelper)
 #   make bench      performance report against the default provider
 
 CC      ?= gcc
@@ -16,24 +20,48 @@ BUILD   := build
 # the dpdk backend's shim, where pkg-config finds libdpdk (see its rule)
 DPDK_SHIM := $(if $(shell pkg-config --exists libdpdk 2>/dev/null && echo y),$(BUILD)/libcptdpdk.so)
 MODULESDIR := $(shell openssl version -m 2>/dev/null | sed -n 's/^MODULESDIR: "\(.*\)"/\1/p')
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/cptprov
+
+# The version (tools/version.sh: git describe, or a snapshot of the base
+# version). build/version holds it and changes only when it does, so that
+# what embeds it is rebuilt then, and not at every make.
+VERSION ?= $(shell tools/version.sh)
+GO_VERSION_LDFLAGS := -X cptprov/internal/version.Version=$(VERSION)
+# The hardening options of the environment's flags (Debian's
+# dpkg-buildflags, when debian/rules builds the package) for the C that cgo
+# compiles, which does not see CFLAGS; LDFLAGS reach Go's external link.
+CGO_HARDEN := $(filter -D_FORTIFY_SOURCE=% -fstack-protector% -fstack-clash-protection -fcf-protection%,$(CPPFLAGS) $(CFLAGS))
 
 PROV_SRC := $(wildcard provider/*.c)
 PROV_HDR := $(wildcard provider/*.h) provider/algorithms.def provider/reasons.def
 GO_SRC   := $(shell find . \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -not -path './build/*' -not -path './tests/*' -not -path './bench/*.c' -not -name '*_test.go') dispatch/algorithms_gen.go dispatch/reasons_gen.go go.mod
 # The C programs the tests run: the "needs" column of tests/tests.list.
-TEST_BIN := $(addprefix $(BUILD)/,$(shell awk '!/^[[:space:]]*(\#|$$)/ && $$3 != "-" { n = split($$3, a, ","); for (i = 1; i <= n; i++) print a[i] }' tests/tests.list | sort -u))
+# (A "#" inside $(shell) is passed on as written by make 4.3 and escaped by
+# older ones; gawk, which debhelper brings, warns about "\#".)
+HASH := \#
+TEST_BIN := $(addprefix $(BUILD)/,$(shell awk '!/^[[:space:]]*($(HASH)|$$)/ && $$3 != "-" { n = split($$3, a, ","); for (i = 1; i <= n; i++) print a[i] }' tests/tests.list | sort -u))
 TEST_CC   = $(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) $(WARN) -Itests/c -o $@ $< tests/c/common.c -lcrypto -lpthread
 
-.PHONY: all test test-after-deps test-build test-debian13 unit ctest itest demo install bench bench-quick bench-detail deps vet lint fmt clean fuzz-long
+.PHONY: all test test-after-deps test-build test-debian13 unit ctest itest demo install uninstall deb bench bench-quick bench-detail deps vet lint fmt clean fuzz-long FORCE
 
 all: $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(BUILD)/cptstat $(DPDK_SHIM)
 
 $(BUILD):
 	mkdir -p $(BUILD)
 
+$(BUILD)/version: FORCE | $(BUILD)
+	@echo '$(VERSION)' >$@.tmp; cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
 # The statistics viewer (its own binary: no Go runtime in OpenSSL's hosts).
-$(BUILD)/cptstat: $(GO_SRC) | $(BUILD)
-	$(GO) build -trimpath -o $@ ./cmd/cptstat
+# Hardened as Debian wants its binaries: position independent (ASLR) and
+# bound at load (read-only relocations); Go links it itself, so its own
+# -bindnow rather than LDFLAGS.
+$(BUILD)/cptstat: $(GO_SRC) $(BUILD)/version | $(BUILD)
+	CGO_CFLAGS="-O2 -g $(CGO_HARDEN)" $(GO) build -trimpath -buildmode=pie \
+		-ldflags '$(GO_VERSION_LDFLAGS) -bindnow' -o $@ ./cmd/cptstat
 
 # The C half: what OpenSSL loads. Links libcrypto dynamically (ASYNC job
 # state is thread-local inside libcrypto).
@@ -41,9 +69,9 @@ $(BUILD)/cptstat: $(GO_SRC) | $(BUILD)
 # provider/goapi.h) but never links libcptgo.so: loader.c opens it lazily.
 # include/ holds what the provider and the simulator share.
 PROV_INC := -Iinclude -Iprovider -I$(BUILD)
-$(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) $(wildcard include/*.h) $(BUILD)/libcptgo.h | $(BUILD)
-	$(CC) -std=c11 $(CPPFLAGS) $(PROV_INC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -shared \
-		-o $@ $(PROV_SRC) -lcrypto -ldl -lpthread
+$(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) $(wildcard include/*.h) $(BUILD)/libcptgo.h $(BUILD)/version | $(BUILD)
+	$(CC) -std=c11 $(CPPFLAGS) -DCPTPROV_VERSION='"$(VERSION)"' $(PROV_INC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -shared \
+		$(LDFLAGS) -o $@ $(PROV_SRC) -lcrypto -ldl -lpthread
 
 # The Go half, loaded lazily. -Bsymbolic binds the runtime's
 # pthread_getattr_np call to the caching version in provider/golib.
@@ -52,9 +80,9 @@ $(BUILD)/cptprov.so: $(PROV_SRC) $(PROV_HDR) $(wildcard include/*.h) $(BUILD)/li
 # Its header, libcptgo.h (cgo's prototypes of the exports), is kept for
 # cptprov.so's build.
 $(BUILD)/libcptgo.so $(BUILD)/libcptgo.h &: $(GO_SRC) provider/cptabi.h provider/algorithms.def provider/reasons.def | $(BUILD)
-	CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -DCPT_ABI_HASH=$$(cat provider/cptabi.h provider/algorithms.def provider/reasons.def | sha256sum | cut -c1-16)" \
+	CGO_ENABLED=1 CGO_CFLAGS="-O2 -g $(CGO_HARDEN) -DCPT_ABI_HASH=$$(cat provider/cptabi.h provider/algorithms.def provider/reasons.def | sha256sum | cut -c1-16)" \
 	$(GO) build -buildmode=c-shared -trimpath \
-		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic"' -o $(BUILD)/libcptgo.so ./provider/golib
+		-ldflags '-s -w -extldflags "-Wl,-Bsymbolic $(LDFLAGS)"' -o $(BUILD)/libcptgo.so ./provider/golib
 
 # The dpdk backend's shim over DPDK's cryptodev library, built where
 # pkg-config finds libdpdk (tests/deps.sh installs it); the Go half loads it
@@ -96,7 +124,7 @@ deps:
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
-	$(GO) vet ./cptdrv/... ./simulator/... ./dpdk/... ./dispatch/... ./stats/... ./provider/... ./internal/... ./bench/...
+	$(GO) vet ./cptdrv/... ./simulator/... ./dpdk/... ./dispatch/... ./stats/... ./provider/... ./internal/... ./bench/... ./cmd/...
 
 # shellcheck over every tracked shell script, following what they source
 # (lib.sh); a finding that is wrong is disabled in place, with the reason.
@@ -162,10 +190,50 @@ fuzz-long: all
 	ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1 CPTPROV_BUILD=$(BUILD) \
 		$(BUILD)/fuzz_evp_libfuzzer -max_total_time=$(FUZZ_TIME) -max_len=800 tests/fuzz/corpus
 
+# What make install puts where, the one list install, uninstall and the
+# Debian package (debian/rules runs make install) follow: mode:file:directory.
+# The module directory is OpenSSL's, whatever PREFIX is: OpenSSL looks
+# there. The examples are documentation, not configuration: installing
+# cptprov enables nothing until an openssl.cnf loads it.
+INSTALL_LIST = \
+	0755:$(BUILD)/cptprov.so:$(MODULESDIR) \
+	0755:$(BUILD)/libcptgo.so:$(MODULESDIR) \
+	$(if $(DPDK_SHIM),0755:$(DPDK_SHIM):$(MODULESDIR)) \
+	0755:$(BUILD)/cptstat:$(BINDIR) \
+	0644:docs/cptstat.1:$(MANDIR)/man1 \
+	0644:openssl.cnf.example:$(DOCDIR) \
+	0644:docs/cptstat-exporter.service:$(DOCDIR)
+
 install: all
 	@test -n "$(MODULESDIR)" || { echo "cannot find OpenSSL's module directory (openssl version -m)"; exit 1; }
-	install -d $(DESTDIR)$(MODULESDIR)
-	install -m 0755 $(BUILD)/cptprov.so $(BUILD)/libcptgo.so $(DPDK_SHIM) $(DESTDIR)$(MODULESDIR)/
+	@set -e; for e in $(INSTALL_LIST); do \
+		mode=$${e%%:*} f=$${e#*:}; d=$(DESTDIR)$${f#*:} f=$${f%%:*}; \
+		echo "install $$f $$d/"; install -d "$$d"; install -m "$$mode" "$$f" "$$d/"; \
+	done
+
+# The files, then cptprov's own documentation directory (the others,
+# such as the module directory and bin, are shared).
+uninstall:
+	@test -n "$(MODULESDIR)" || { echo "cannot find OpenSSL's module directory (openssl version -m)"; exit 1; }
+	@for e in $(INSTALL_LIST); do \
+		f=$${e#*:}; d=$(DESTDIR)$${f#*:} f=$${f%%:*}; \
+		if [ -e "$$d/$${f##*/}" ]; then echo "rm $$d/$${f##*/}"; rm -f "$$d/$${f##*/}"; fi; \
+	done
+	@-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null; true
+
+# The package: the tree (what git tracks, and new files it does not ignore)
+# copied to build/deb-src, where dpkg-buildpackage builds it with debhelper
+# (debian/), so that its outputs stay in build/. The changelog is made
+# there, with the version of tools/version.sh.
+deb: | $(BUILD)
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || { echo "make deb needs debhelper (make deps installs it)"; exit 1; }
+	rm -rf $(BUILD)/deb-src $(BUILD)/cptprov_* $(BUILD)/cptprov-dbgsym_*
+	mkdir -p $(BUILD)/deb-src
+	if git rev-parse --git-dir >/dev/null 2>&1; then git ls-files -z --cached --others --exclude-standard; \
+	else find . \( -path ./build -o -path ./.git \) -prune -o -type f -print0; fi | tar -c --null -T - | tar -x -C $(BUILD)/deb-src
+	debian/changelog.sh '$(VERSION)' >$(BUILD)/deb-src/debian/changelog
+	cd $(BUILD)/deb-src && dpkg-buildpackage -b -us -uc
+	ls $(BUILD)/cptprov_*.deb
 
 # The report: cptprov against the default provider, tables and charts in
 # bench/results/<date>-<host>/ (about 30 minutes).
@@ -179,8 +247,8 @@ bench-quick: all $(BUILD)/bench_ops $(BUILD)/cptbench $(if $(DPDK_SHIM),$(BUILD)
 	$(BUILD)/cptbench -quick -out $(BUILD)/bench-quick
 	$(BUILD)/cptbench -check $(BUILD)/bench-quick
 
-$(BUILD)/cptbench: $(GO_SRC) | $(BUILD)
-	$(GO) build -o $@ ./bench/cptbench
+$(BUILD)/cptbench: $(GO_SRC) $(BUILD)/version | $(BUILD)
+	$(GO) build -ldflags '$(GO_VERSION_LDFLAGS)' -o $@ ./bench/cptbench
 
 # The older, finer-grained benchmarks: crossovers, record paths, fibers,
 # calls into Go after an idle spell.

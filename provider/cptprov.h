@@ -12,7 +12,11 @@
 #include "goapi.h" /* struct cptgo_api: the entry points of libcptgo.so */
 
 #define CPTPROV_NAME "cptprov"
-#define CPTPROV_VERSION "0.1.0"
+/* The version comes from tools/version.sh, through the Makefile (-D): one
+ * string for the provider, cptstat, the package and the bench report. */
+#ifndef CPTPROV_VERSION
+#error "CPTPROV_VERSION is not defined: build with make (tools/version.sh)"
+#endif
 #define CPTPROV_PROPS "provider=cptprov"
 
 /*

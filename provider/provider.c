@@ -42,8 +42,11 @@ static int cptprov_get_params(void *provctx, OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL
         && !OSSL_PARAM_set_utf8_ptr(p, CPTPROV_VERSION))
         return 0;
+    /* No build date: the package is reproducible (the same tree builds
+     * the same bytes); the headers' version tells builds apart. */
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, "cptprov " CPTPROV_VERSION " built " __DATE__))
+        && !OSSL_PARAM_set_utf8_ptr(p,
+            "cptprov " CPTPROV_VERSION " (" OPENSSL_VERSION_TEXT " headers)"))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL
         && !OSSL_PARAM_set_int(p, 1))

@@ -37,7 +37,8 @@
 # Delete the directory to start from scratch.
 #
 # Usage: tests/debian13.sh [group...]   (tests/run.sh's groups; default: go
-#        c integration hostbuild). Run as root. Ends with tests/run.sh's
+#        c integration hostbuild; not package, which installs into the
+#        root that every run only reads). Run as root. Ends with tests/run.sh's
 #        "N passed, N failed" line.
 #        tests/debian13.sh -c COMMAND   runs COMMAND (sh) in /src instead,
 #        under the same mounts: e.g. -c 'make -s test-build &&
@@ -53,9 +54,10 @@ refresh_days=${DEBIAN13_REFRESH_DAYS:-7}
 suite_timeout=${DEBIAN13_TIMEOUT:-3600}
 work=$repo/build/debian13
 # What tests/deps.sh checks for, plus what a minimal root lacks: procps
-# (pgrep, ps).
+# (pgrep, ps). Of the package group's needs (debhelper, lintian, man-db)
+# none: that group does not run here; prometheus for promtool.
 packages=(gcc libc6-dev make openssl libssl-dev python3 nginx haproxy curl nghttp2-client valgrind shellcheck procps
-	pkgconf libdpdk-dev librte-crypto-openssl25 librte-crypto-ipsec-mb25)
+	pkgconf libdpdk-dev librte-crypto-openssl25 librte-crypto-ipsec-mb25 prometheus)
 
 closed=0
 fail() {

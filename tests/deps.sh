@@ -38,14 +38,27 @@ if [ -n "$rte" ]; then
 		dpkg -s "librte-crypto-$drv$rte" >/dev/null 2>&1 || need+=("librte-crypto-$drv$rte")
 	done
 fi
-if [ ${#need[@]} -gt 0 ]; then
+# the operators' kit: the Debian package's build (debhelper, and
+# build-essential, which dpkg-buildpackage insists on), lintian, man for its
+# man page, and promtool to check cptstat's metrics; promtool comes only in
+# Debian 12's prometheus package (its server too: installed without
+# recommends, so without the node exporter). These four without their
+# recommends: the tests need none of them.
+norec=()
+command -v dh >/dev/null || norec+=(debhelper)
+dpkg -s build-essential >/dev/null 2>&1 || norec+=(build-essential)
+command -v lintian >/dev/null || norec+=(lintian)
+command -v promtool >/dev/null || norec+=(prometheus)
+command -v man >/dev/null || need+=(man-db)
+if [ $((${#need[@]} + ${#norec[@]})) -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
-		echo "deps: installing ${need[*]}"
+		echo "deps: installing ${need[*]} ${norec[*]}"
 		export DEBIAN_FRONTEND=noninteractive
 		apt-get update -qq >/dev/null
-		apt-get install -y -qq "${need[@]}" >/dev/null
+		[ ${#need[@]} = 0 ] || apt-get install -y -qq "${need[@]}" >/dev/null
+		[ ${#norec[@]} = 0 ] || apt-get install -y -qq --no-install-recommends "${norec[@]}" >/dev/null
 	else
-		echo "deps: missing Debian packages: ${need[*]} (run: sudo apt-get install ${need[*]})" >&2
+		echo "deps: missing Debian packages: ${need[*]} ${norec[*]} (run: sudo apt-get install ${need[*]} ${norec[*]})" >&2
 		exit 1
 	fi
 fi

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 out=build/asan
 mkdir -p "$out"
 cp build/libcptgo.so "$out/"
-flags=(-std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=address -fno-omit-frame-pointer -Wall -Wextra -Werror)
+flags=(-std=c11 -D_GNU_SOURCE -DCPTPROV_VERSION="\"$(tools/version.sh)\"" -O1 -g -fsanitize=address -fno-omit-frame-pointer -Wall -Wextra -Werror)
 gcc "${flags[@]}" -Iinclude -Iprovider -Ibuild -fPIC -fvisibility=hidden -shared -o "$out/cptprov.so" provider/*.c -lcrypto -ldl -lpthread
 for t in gcm_test sym_test chachapoly_test md_test mac_test stitched_test kex_test sig_test pk_kat_test params_test rsakey_test; do
 	gcc "${flags[@]}" -o "$out/$t" "tests/c/$t.c" tests/c/common.c -lcrypto -lpthread

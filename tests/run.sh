@@ -3,8 +3,9 @@
 # Runs every test group of cptprov and ends with one line "N passed, N failed"
 # summing them all. The tests are the lines of tests/tests.list. Groups: go
 # (unit tests, -race), c (C harnesses loading the provider into libcrypto),
-# integration (openssl CLI: TLS, speed, servers); and, not by default,
-# hostbuild (harnesses over CPT_HOSTBUILD's provider).
+# integration (openssl CLI: TLS, speed, servers), package (the Debian
+# package installed on this machine); and, not by default, hostbuild
+# (harnesses over CPT_HOSTBUILD's provider).
 # Usage: tests/run.sh [--list] [group...]   (--list: print each test's
 #        name and command, run nothing)
 set -uo pipefail
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.." || exit
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(go c integration)
+[ ${#groups[@]} -gt 0 ] || groups=(go c integration package)
 logdir=
 if [ $list = 0 ]; then logdir=$(mktemp -d /tmp/cptprov-test.XXXXXX); fi
 passed=0 failed=0

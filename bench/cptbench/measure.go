@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"cptprov/internal/version"
 )
 
 // The two sides of every comparison.
@@ -410,6 +412,7 @@ func environment() [][2]string {
 		{"logical CPUs", strconv.Itoa(runtime.NumCPU())},
 		{"OpenSSL", strings.TrimSpace(string(ver))},
 		{"Go", runtime.Version()},
+		{"cptprov version", version.String()},
 		{"cptprov commit", strings.TrimSpace(string(commit))},
 	}
 	return env

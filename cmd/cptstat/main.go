@@ -5,10 +5,12 @@
 // of its own in the statistics directory (stats_dir; /dev/shm/cptprov is a
 // shared-memory file system), rewritten every second. cptstat lists the
 // live processes, shows their counters aggregated or per process, once or
-// top-style, or prints them for scraping in the Prometheus text format or
-// as JSON. The files of processes that have exited are removed.
+// top-style, prints them in the Prometheus text format or as JSON, or
+// serves them to Prometheus on /metrics (-listen). The files of processes
+// that have exited are removed.
 //
-//	cptstat [-dir DIR] [-pid PID] [-per-process] [-watch 1s] [-prom | -json] [-keep-dead]
+//	cptstat [-dir DIR] [-pid PID] [-per-process] [-watch 1s] [-prom | -json | -listen ADDR] [-keep-dead]
+//	cptstat -version
 package main
 
 import (
@@ -27,6 +29,7 @@ import (
 	"time"
 
 	"cptprov/dispatch"
+	"cptprov/internal/version"
 	"cptprov/stats"
 )
 
@@ -38,22 +41,44 @@ func main() {
 	prom := flag.Bool("prom", false, "Prometheus text format")
 	asJSON := flag.Bool("json", false, "JSON: the processes' documents")
 	keep := flag.Bool("keep-dead", false, "leave the files of exited processes, and show their last counters")
+	listen := flag.String("listen", "", "serve the Prometheus metrics on `ADDR`/metrics (host:port), read at each scrape")
+	showVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
-	for {
+	if *showVersion {
+		fmt.Println("cptstat", version.String())
+		return
+	}
+	load := func() ([]stats.Snapshot, error) {
 		procs, err := Load(*dir, !*keep)
-		if err != nil {
+		if *pid != 0 {
+			procs = filterPID(procs, *pid)
+		}
+		return procs, err
+	}
+	reg := newRegistry(load)
+	if *listen != "" {
+		if err := Serve(*listen, reg); err != nil {
 			fmt.Fprintln(os.Stderr, "cptstat:", err)
 			os.Exit(1)
 		}
-		if *pid != 0 {
-			procs = filterPID(procs, *pid)
+		return
+	}
+	for {
+		procs, err := load()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cptstat:", err)
+			os.Exit(1)
 		}
 		if *watch > 0 {
 			fmt.Print("\033[H\033[2J")
 		}
 		switch {
 		case *prom:
-			WriteProm(os.Stdout, procs)
+			// the same collector as -listen's, so the same text
+			if err := WriteProm(os.Stdout, reg); err != nil {
+				fmt.Fprintln(os.Stderr, "cptstat:", err)
+				os.Exit(1)
+			}
 		case *asJSON:
 			enc := json.NewEncoder(os.Stdout)
 			enc.SetIndent("", "  ")
@@ -281,54 +306,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// WriteProm prints every process's counters in the Prometheus text format,
-// labelled by pid.
-func WriteProm(w io.Writer, procs []stats.Snapshot) {
-	algMetric := []struct {
-		name, help string
-		get        func(stats.AlgSnapshot) uint64
-	}{
-		{"cptprov_ops_total", "Operations, per algorithm.", func(a stats.AlgSnapshot) uint64 { return a.Ops }},
-		{"cptprov_bytes_total", "Input bytes, per algorithm.", func(a stats.AlgSnapshot) uint64 { return a.Bytes }},
-		{"cptprov_device_total", "Operations completed by the device.", func(a stats.AlgSnapshot) uint64 { return a.Device }},
-		{"cptprov_software_total", "Operations completed on the CPU (CPU path or fallback).", func(a stats.AlgSnapshot) uint64 { return a.Software }},
-		{"cptprov_errors_total", "Operations that failed.", func(a stats.AlgSnapshot) uint64 { return a.Errors }},
-	}
-	for _, m := range algMetric {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", m.name, m.help, m.name)
-		for _, p := range procs {
-			for _, alg := range sortedKeys(p.Algorithms) {
-				fmt.Fprintf(w, "%s{pid=\"%d\",algorithm=%q} %d\n", m.name, p.PID, alg, m.get(p.Algorithms[alg]))
-			}
-		}
-	}
-	fmt.Fprintf(w, "# HELP cptprov_device Driver and device counters (see docs/operations.md).\n# TYPE cptprov_device gauge\n")
-	for _, p := range procs {
-		for _, k := range sortedKeys(p.Device) {
-			fmt.Fprintf(w, "cptprov_device{pid=\"%d\",counter=%q} %d\n", p.PID, k, p.Device[k])
-		}
-	}
-	fmt.Fprintf(w, "# HELP cptprov_request_latency_seconds Latency of a sample of device requests.\n# TYPE cptprov_request_latency_seconds histogram\n")
-	for _, p := range procs {
-		for _, q := range sortedKeys(p.LatencyUS) {
-			var cum uint64
-			h := p.LatencyUS[q]
-			for i, v := range h {
-				cum += v
-				le := "+Inf"
-				if i < len(h)-1 {
-					le = strconv.FormatFloat(float64(uint64(1)<<i)/1e6, 'g', -1, 64)
-				}
-				fmt.Fprintf(w, "cptprov_request_latency_seconds_bucket{pid=\"%d\",queue=%q,le=%q} %d\n", p.PID, q, le, cum)
-			}
-			var sumNS uint64 // the same sample's phases add up to its latency
-			for _, ph := range []string{"submit", "wait", "engine", "notify"} {
-				sumNS += p.Device[q+"_"+ph+"_ns"]
-			}
-			fmt.Fprintf(w, "cptprov_request_latency_seconds_sum{pid=\"%d\",queue=%q} %g\n", p.PID, q, float64(sumNS)/1e9)
-			fmt.Fprintf(w, "cptprov_request_latency_seconds_count{pid=\"%d\",queue=%q} %d\n", p.PID, q, cum)
-		}
-	}
 }

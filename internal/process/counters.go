@@ -62,6 +62,9 @@ func (p *Process) deviceCounters() stats.DeviceCounters {
 	add("results_rejected", p.Env.Checks.Rejected.Load())
 	add("results_recomputed", p.Env.Checks.Recomputed.Load())
 	add("software", ds.Software)
+	// Both queues' rings have the configured depth. With the dpdk
+	// backend's counters this fills the area's DeviceSlots exactly.
+	add("ring_depth", uint64(p.se.Depth()))
 	for _, c := range ds.Extra {
 		add(c.Name, c.Value)
 	}

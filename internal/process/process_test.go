@@ -9,6 +9,7 @@ import (
 	"cptprov/cptdrv"
 	"cptprov/internal/cabi"
 	"cptprov/internal/cptlog"
+	"cptprov/stats"
 )
 
 // hardware is a backend without a software twin, as a real device's would
@@ -84,7 +85,14 @@ func TestSimulatorStarts(t *testing.T) {
 	if p.Env == nil || p.dev.Name() != "simulator" {
 		t.Fatalf("started %+v", p)
 	}
-	if d := p.deviceCounters(); len(d.Names) != len(d.Values) || len(d.Names) == 0 {
+	d := p.deviceCounters()
+	if len(d.Names) != len(d.Values) || len(d.Names) == 0 || len(d.Names) > stats.DeviceSlots {
 		t.Fatalf("device counters %v", d)
+	}
+	// cptstat's Prometheus collector types every counter of the list.
+	for _, n := range d.Names {
+		if _, ok := stats.DeviceMetrics[n]; !ok {
+			t.Errorf("device counter %q is not in stats.DeviceMetrics", n)
+		}
 	}
 }

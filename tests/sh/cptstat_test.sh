@@ -35,7 +35,8 @@ assert not bad, "not Prometheus samples: %r" % bad[:3]
 listed = {str(p["pid"]) for p in procs}
 for pid in pids:
     assert pid in listed, "pid %s not listed (%s)" % (pid, sorted(listed))
-    ops = [float(l.rsplit(" ", 1)[1]) for l in prom.splitlines() if l.startswith('cptprov_ops_total{pid="%s",' % pid)]
+    ops = [float(l.rsplit(" ", 1)[1]) for l in prom.splitlines()
+           if l.startswith("cptprov_ops_total{") and ('pid="%s"' % pid) in l]
     assert ops and max(ops) > 0, "no operations for pid %s" % pid
 print("cptstat: %d processes listed, %d Prometheus samples" % (len(listed), len(prom.splitlines())))
 PY

@@ -28,6 +28,12 @@
 #   cpt_h2load_clean RC "RESULT"          all of cpt_h2load_signal's requests succeeded
 #   cpt_kill_wait SIG PID SECS "PIDS"     signals PID, waits for it and PIDS
 #   cpt_tls_fetch_suites PORT DIR WWW LOGS   curl over every server-test suite
+#   cpt_nginx_start DIR CONF PORT     nginx, a master and two workers, under CONF
+#   cpt_nginx_workers DIR             that nginx's workers, one pid a line
+#   cpt_nginx_wait_workers DIR        waits for its two workers
+#   cpt_nginx_stop DIR                stops it
+#   cpt_exporter_start PIDVAR CPTSTAT DIR PORT   cptstat -listen on PORT
+#   cpt_prom_sum FILE FAMILY PID      a process's samples of FAMILY, summed
 #
 # Everything is bounded: no helper waits longer than it is told.
 
@@ -496,4 +502,91 @@ cpt_tls_fetch_suites() {
     $f tls12-ecdhe-rsa-chacha20 "$@" --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-CHACHA20-POLY1305 --curves P-384
     $f tls12-ecdhe-rsa-aes128sha256 "$@" --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-SHA256 --curves X25519
     $f tls12-ecdhe-ecdsa-aes128gcm "$@" --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-ECDSA-AES128-GCM-SHA256 --curves X25519:P-256
+}
+
+# cpt_nginx_start DIR CONF PORT: Debian's nginx under OPENSSL_CONF=CONF, a
+# master and two workers (as root: user root), serving DIR/www over TLS
+# 1.2 and 1.3 on 127.0.0.1:PORT with cpt_tls_server_setup's certificates
+# in DIR; stopped at exit. Returns 1 when it does not start (its logs in
+# DIR/logs).
+cpt_nginx_start() {
+    local d=$1 conf=$2 port=$3 nginx
+    nginx=$(PATH=$PATH:/usr/sbin command -v nginx) || return 1
+    mkdir -p "$d/logs" "$d/tmp"
+    cat >"$d/nginx.conf" <<EOF
+daemon on;
+master_process on;
+worker_processes 2;
+pid $d/nginx.pid;
+error_log $d/logs/error.log info;
+$( [ "$(id -u)" = 0 ] && echo "user root;" )
+events { worker_connections 256; }
+http {
+    access_log $d/logs/access.log;
+    client_body_temp_path $d/tmp/body;
+    proxy_temp_path $d/tmp/proxy;
+    fastcgi_temp_path $d/tmp/fastcgi;
+    uwsgi_temp_path $d/tmp/uwsgi;
+    scgi_temp_path $d/tmp/scgi;
+    server {
+        listen 127.0.0.1:$port ssl;
+        ssl_certificate $d/ec.crt;
+        ssl_certificate_key $d/ec.key;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        root $d/www;
+    }
+}
+EOF
+    cpt_on_exit "cpt_nginx_stop '$d'"
+    OPENSSL_CONF=$conf timeout 20 "$nginx" -c "$d/nginx.conf" -p "$d" >"$d/logs/start.log" 2>&1 || return 1
+    cpt_nginx_wait_workers "$d"
+}
+
+# cpt_nginx_workers DIR: the workers (the master's children) of the nginx
+# whose pid file is DIR/nginx.pid.
+cpt_nginx_workers() {
+    local m
+    m=$(cat "$1/nginx.pid" 2>/dev/null) || return 0
+    pgrep -P "$m" 2>/dev/null || true
+}
+
+# cpt_nginx_wait_workers DIR: 0 once that nginx has its two workers, 1
+# after 5 s.
+cpt_nginx_wait_workers() {
+    for _ in $(seq 50); do
+        [ "$(cpt_nginx_workers "$1" | wc -l)" -ge 2 ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# cpt_nginx_stop DIR: a graceful quit of that nginx (SIGQUIT), SIGKILL
+# after 10 s.
+cpt_nginx_stop() {
+    local m
+    m=$(cat "$1/nginx.pid" 2>/dev/null) || return 0
+    kill -QUIT "$m" 2>/dev/null
+    cpt_wait_pid "$m" 10 || kill -KILL "$m" 2>/dev/null
+}
+
+# cpt_exporter_start PIDVAR CPTSTAT DIR PORT: CPTSTAT -listen
+# 127.0.0.1:PORT -dir DIR in the background (its log: DIR.exporter.log),
+# its pid in the variable PIDVAR, killed at exit; 1 when nothing listens
+# on PORT within 10 s.
+cpt_exporter_start() {
+    local pid
+    "$2" -listen "127.0.0.1:$4" -dir "$3" >"$3.exporter.log" 2>&1 &
+    pid=$!
+    cpt_on_exit "kill $pid"
+    printf -v "$1" '%s' "$pid"
+    cpt_wait_listen "$4" 10
+}
+
+# cpt_prom_sum FILE FAMILY PID: the sum of the samples of FAMILY (a
+# metric name) with pid="PID" in the Prometheus text FILE; empty when
+# there is none.
+cpt_prom_sum() {
+    awk -v name="$2" -v pid="pid=\"$3\"" '
+        index($0, name "{") == 1 && index($0, pid) { s += $NF; n++ }
+        END { if (n) printf "%.0f\n", s }' "$1"
 }

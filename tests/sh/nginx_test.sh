@@ -55,27 +55,14 @@ http {
 }
 EOF
 
-nginx_pids() { # the master's children: the workers
-    local m
-    m=$(cat "$T/nginx.pid" 2>/dev/null) || return 0
-    pgrep -P "$m" 2>/dev/null || true
-}
-stop_nginx() {
-    local m
-    m=$(cat "$T/nginx.pid" 2>/dev/null) || return 0
-    kill -QUIT "$m" 2>/dev/null
-    cpt_wait_pid "$m" 10 || kill -KILL "$m" 2>/dev/null
-}
-cpt_on_exit stop_nginx
+nginx_pids() { cpt_nginx_workers "$T"; }
+cpt_on_exit "cpt_nginx_stop '$T'"
 
 if ! OPENSSL_CONF=$CONF timeout 20 nginx -c "$T/nginx.conf" -p "$T" >"$LOGS/start.log" 2>&1; then
     sed 's/^/    /' "$LOGS/start.log" "$LOGS/error.log" 2>/dev/null | tail -20
     cpt_abort start "nginx did not start"
 fi
-for _ in $(seq 50); do
-    [ "$(nginx_pids | wc -l)" -ge 2 ] && break
-    sleep 0.1
-done
+cpt_nginx_wait_workers "$T"
 MASTER=$(cat "$T/nginx.pid")
 cpt_pass start "master $MASTER, workers $(nginx_pids | tr '\n' ' ')"
 
@@ -116,7 +103,7 @@ if prom=$("$B/cptstat" -dir "$STATS" -prom 2>&1) && listed=$("$B/cptstat" -dir "
     missing=""
     for p in $(nginx_pids); do
         grep -q "\"pid\": $p," <<<"$listed" || missing="$missing $p"
-        grep -qE "^cptprov_ops_total\{pid=\"$p\",algorithm=\"AES-(128|256)-GCM\"\} [1-9]" <<<"$prom" || missing="$missing $p(gcm)"
+        grep -qE "^cptprov_ops_total\{algorithm=\"AES-(128|256)-GCM\",backend=\"[^\"]*\",pid=\"$p\"\} [1-9]" <<<"$prom" || missing="$missing $p(gcm)"
     done
     if [ -z "$missing" ]; then
         cpt_pass cptstat-workers "cptstat lists the workers $(nginx_pids | tr '\n' ' ')and their GCM operations"
