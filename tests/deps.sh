@@ -56,7 +56,23 @@ if [ $((${#need[@]} + ${#norec[@]})) -gt 0 ]; then
 		export DEBIAN_FRONTEND=noninteractive
 		apt-get update -qq >/dev/null
 		[ ${#need[@]} = 0 ] || apt-get install -y -qq "${need[@]}" >/dev/null
-		[ ${#norec[@]} = 0 ] || apt-get install -y -qq --no-install-recommends "${norec[@]}" >/dev/null
+		if [ ${#norec[@]} -gt 0 ]; then
+			# The prometheus package would start (and enable) its server:
+			# a test machine gets promtool, not a service on :9090.
+			# policy-rc.d (Debian's switch for maintainer scripts) stops
+			# the start; the enablement is undone after.
+			blocker=
+			if [ ! -e /usr/sbin/policy-rc.d ]; then
+				blocker=/usr/sbin/policy-rc.d
+				printf '#!/bin/sh\nexit 101\n' >"$blocker"
+				chmod 755 "$blocker"
+			fi
+			apt-get install -y -qq --no-install-recommends "${norec[@]}" >/dev/null
+			[ -z "$blocker" ] || rm -f "$blocker"
+			if [[ " ${norec[*]} " == *" prometheus "* ]] && command -v systemctl >/dev/null; then
+				systemctl disable prometheus >/dev/null 2>&1 || true
+			fi
+		fi
 	else
 		echo "deps: missing Debian packages: ${need[*]} ${norec[*]} (run: sudo apt-get install ${need[*]} ${norec[*]})" >&2
 		exit 1
