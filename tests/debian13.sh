@@ -53,11 +53,13 @@ mirror=${DEBIAN13_MIRROR:-http://deb.debian.org/debian}
 refresh_days=${DEBIAN13_REFRESH_DAYS:-7}
 suite_timeout=${DEBIAN13_TIMEOUT:-3600}
 work=$repo/build/debian13
-# What tests/deps.sh checks for, plus what a minimal root lacks: procps
-# (pgrep, ps). Of the package group's needs (debhelper, lintian, man-db)
-# none: that group does not run here; prometheus for promtool.
+# What tests/deps.sh checks for (the suite runs offline here: deps.sh must
+# find it all), plus what a minimal root lacks: procps (pgrep, ps). The
+# package group's tools (debhelper, build-essential, lintian, man-db) too,
+# though that group does not run here: deps.sh checks for them.
 packages=(gcc libc6-dev make openssl libssl-dev python3 nginx haproxy curl nghttp2-client valgrind shellcheck procps
-	pkgconf libdpdk-dev librte-crypto-openssl25 librte-crypto-ipsec-mb25 prometheus)
+	pkgconf libdpdk-dev librte-crypto-openssl25 librte-crypto-ipsec-mb25 prometheus man-db debhelper
+	build-essential lintian)
 
 closed=0
 fail() {

@@ -18,6 +18,11 @@ if ! git rev-parse --git-dir >/dev/null 2>&1; then
 	exit 0
 fi
 dirty=
+# Refresh the index first (as git describe --dirty does): a file rewritten
+# with the same bytes only looks changed to diff-index. A read-only tree
+# cannot refresh, and then says +dirty only where bytes differ or stat
+# data does.
+git update-index -q --refresh >/dev/null 2>&1 || true
 git diff-index --quiet HEAD -- 2>/dev/null || dirty=+dirty
 if desc=$(git describe --tags --match 'v[0-9]*' 2>/dev/null); then
 	desc=${desc#v}
