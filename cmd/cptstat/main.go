@@ -146,34 +146,43 @@ func Load(dir string, clean bool) ([]stats.Snapshot, error) {
 
 // alive: the process runs, and is the one that made the area (started at
 // start, in clock ticks since boot; 0: unknown) rather than a later process
-// that was given the same pid.
+// that was given the same pid. A zombie has exited: its counters are final
+// even before its parent reaps it.
 func alive(pid int, start uint64) bool {
 	err := syscall.Kill(pid, 0)
 	if err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
 	}
-	if start == 0 {
-		return true
+	state, started := procStat(pid)
+	if state == 'Z' || state == 'X' {
+		return false
 	}
-	return procStartTime(pid) == start
+	return start == 0 || started == start
 }
 
 // procStartTime is field 22 of /proc/<pid>/stat (0 if unreadable).
 func procStartTime(pid int) uint64 {
+	_, start := procStat(pid)
+	return start
+}
+
+// procStat returns the state (field 3) and the start time (field 22) of
+// /proc/<pid>/stat (0 and 0 if unreadable).
+func procStat(pid int) (state byte, start uint64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	i := strings.LastIndexByte(string(b), ')')
 	if i < 0 {
-		return 0
+		return 0, 0
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return 0
+	if len(f) < 20 || len(f[0]) != 1 {
+		return 0, 0
 	}
 	v, _ := strconv.ParseUint(f[19], 10, 64)
-	return v
+	return f[0][0], v
 }
 
 func filterPID(procs []stats.Snapshot, pid int) []stats.Snapshot {

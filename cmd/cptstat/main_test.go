@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"cptprov/stats"
@@ -114,4 +115,32 @@ func TestPidReused(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("file left: %v", err)
 	}
+}
+
+// A process that exited but is not reaped yet (a zombie) is not alive: its
+// series must go at the next scrape, not when its parent gets round to it.
+func TestZombieIsNotAlive(t *testing.T) {
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Skip("cannot start sleep:", err)
+	}
+	pid := child.Process.Pid
+	start := procStartTime(pid)
+	if !alive(pid, start) {
+		t.Fatal("a running child is not alive")
+	}
+	child.Process.Signal(syscall.SIGKILL)
+	for i := 0; ; i++ {
+		if state, _ := procStat(pid); state == 'Z' {
+			break
+		}
+		if i == 500 {
+			t.Fatal("the child did not become a zombie")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if alive(pid, start) {
+		t.Error("a zombie counts as alive")
+	}
+	child.Wait()
 }
