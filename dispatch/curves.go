@@ -21,7 +21,6 @@ type curve struct {
 	bits    int // of the order (EC_GROUP_order_bits)
 	secBits int
 	order   []byte
-	sigLen  int // the longest DER ECDSA-Sig-Value (set by init)
 }
 
 func mustHex(s string) []byte {
@@ -36,18 +35,22 @@ func orderOf(c elliptic.Curve, n int) []byte { return c.Params().N.FillBytes(mak
 
 var curves = []*curve{
 	{cptdrv.CurveP192, "prime192v1", []string{"prime192v1", "secp192r1", "P-192"}, 24, 192, 80,
-		mustHex("ffffffffffffffffffffffff99def836146bc9b1b4d22831"), 0},
-	{cptdrv.CurveP224, "secp224r1", []string{"secp224r1", "P-224"}, 28, 224, 112, orderOf(elliptic.P224(), 28), 0},
-	{cptdrv.CurveP256, "prime256v1", []string{"prime256v1", "secp256r1", "P-256"}, 32, 256, 128, orderOf(elliptic.P256(), 32), 0},
-	{cptdrv.CurveP384, "secp384r1", []string{"secp384r1", "P-384"}, 48, 384, 192, orderOf(elliptic.P384(), 48), 0},
-	{cptdrv.CurveP521, "secp521r1", []string{"secp521r1", "P-521"}, 66, 521, 256, orderOf(elliptic.P521(), 66), 0},
+		mustHex("ffffffffffffffffffffffff99def836146bc9b1b4d22831")},
+	{cptdrv.CurveP224, "secp224r1", []string{"secp224r1", "P-224"}, 28, 224, 112, orderOf(elliptic.P224(), 28)},
+	{cptdrv.CurveP256, "prime256v1", []string{"prime256v1", "secp256r1", "P-256"}, 32, 256, 128, orderOf(elliptic.P256(), 32)},
+	{cptdrv.CurveP384, "secp384r1", []string{"secp384r1", "P-384"}, 48, 384, 192, orderOf(elliptic.P384(), 48)},
+	{cptdrv.CurveP521, "secp521r1", []string{"secp521r1", "P-521"}, 66, 521, 256, orderOf(elliptic.P521(), 66)},
 }
 
-// sigLen: r and s as long as the order, as OpenSSL's ECDSA_size counts.
-func init() {
-	for _, c := range curves {
-		c.sigLen = len(derSignature(c.order, c.order))
+// sigLen is the longest DER ECDSA-Sig-Value: r and s as long as the
+// order, as OpenSSL's ECDSA_size counts. Counted, not encoded: signing
+// asks for it twice per signature.
+func (c *curve) sigLen() int {
+	body := 2 * derIntegerLen(derMagnitude(c.order))
+	if body >= 0x80 {
+		return 3 + body
 	}
+	return 2 + body
 }
 
 // curveByName finds a curve by any of its names, ignoring case.

@@ -213,7 +213,7 @@ func (ec) GetParams(env *Env, st unsafe.Pointer, params Params) *Error {
 		case "security-bits":
 			err = setUint(p, name, uint64(c.secBits))
 		case "max-size":
-			err = setUint(p, name, uint64(c.sigLen))
+			err = setUint(p, name, uint64(c.sigLen()))
 		case "group":
 			if !p.SetUTF8(c.name) {
 				err = errorf(ReasonBadParameter, "parameter \"group\": buffer too small")

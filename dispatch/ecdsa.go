@@ -103,7 +103,7 @@ func (ecdsaSig) Update(env *Env, st unsafe.Pointer, data []byte) *Error {
 // signature's length for a size query (a nil sig), or with an error for a
 // buffer too small for it.
 func sigRoom(k *ecKey, sig unsafe.Pointer, sigsize int) (int, bool, *Error) {
-	maxLen := k.c().sigLen
+	maxLen := k.c().sigLen()
 	if sig == nil {
 		return maxLen, true, nil
 	}
@@ -146,7 +146,7 @@ func ecdsaSign(env *Env, k *ecKey, scratch, sig unsafe.Pointer, hash []byte, w W
 	}
 	n, pending, err := run(env.AE, env.algCounters(algECDSA, "ECDSA"), &inst, w, finishFunc(func(cptdrv.Result) (int, *Error) {
 		// sigRoom saw room for the longest signature at sig.
-		der := appendDERSignature(unsafe.Slice((*byte)(sig), cv.sigLen)[:0], out[:b], out[b:])
+		der := appendDERSignature(unsafe.Slice((*byte)(sig), cv.sigLen())[:0], out[:b], out[b:])
 		clear(mem)
 		return len(der), nil
 	}))

@@ -110,3 +110,13 @@ func TestECDSAAgainstCryptoECDSA(t *testing.T) {
 		}
 	}
 }
+
+// sigLen counts what derSignature would encode for r and s as long as the
+// order.
+func TestSigLenCountsTheEncoding(t *testing.T) {
+	for _, c := range curves {
+		if got, want := c.sigLen(), len(derSignature(c.order, c.order)); got != want {
+			t.Errorf("%s: sigLen %d, encoding %d", c.name, got, want)
+		}
+	}
+}

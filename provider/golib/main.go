@@ -17,7 +17,7 @@ package main
 /*
 #cgo CFLAGS: -I${SRCDIR}/.. -O2 -Wall
 #include "cptabi.h"
-int cpt_go_yield_due(void);
+int cpt_go_yield_due(int64_t every_ns);
 */
 import "C"
 
@@ -87,7 +87,7 @@ func guard(st *C.struct_cpt_status, rc *C.int) {
 		}
 		return
 	}
-	if C.cpt_go_yield_due() != 0 {
+	if C.cpt_go_yield_due(C.int64_t(cptdrv.YieldEvery)) != 0 {
 		runtime.Gosched()
 	}
 }

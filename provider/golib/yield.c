@@ -4,17 +4,18 @@
  * it returns to C (see cptdrv/sched.go): a thread that calls into Go often
  * keeps its P between the calls, and the P's scheduling tick only moves
  * when the thread yields. After a gap of 10 ms the runtime has taken the P
- * back already, and the next call's slow path moves the tick.
+ * back already, and the next call's slow path moves the tick. every_ns is
+ * cptdrv.YieldEvery, as the engines use it.
  */
 #include <stdint.h>
 #include <time.h>
 
-#define YIELD_EVERY_NS 5000000 /* cptdrv.YieldEvery */
+/* the runtime's 10 ms, after which it takes an unused P back */
 #define TAKEN_AFTER_NS 10000000
 
 static __thread int64_t last_call, last_yield;
 
-int cpt_go_yield_due(void)
+int cpt_go_yield_due(int64_t every_ns)
 {
     struct timespec ts;
     int64_t now, prev;
@@ -27,7 +28,7 @@ int cpt_go_yield_due(void)
         last_yield = now;
         return 0;
     }
-    if (now - last_yield >= YIELD_EVERY_NS) {
+    if (now - last_yield >= every_ns) {
         last_yield = now;
         return 1;
     }
