@@ -29,12 +29,13 @@ func (r *report) charts(dir string) ([]chart, error) {
 		out = append(out, chart{p.Title.Text, file})
 		return nil
 	}
-	// Signatures against ASYNC jobs.
-	for _, alg := range []string{"rsa2048", "ecdsap256"} {
+	// The asynchronous targets' operations against ASYNC jobs.
+	for _, t := range asyncTargets {
+		alg := t.alg
 		var def, cp plotter.XYs
 		var ticks []plot.Tick
 		for i, jobs := range append([]int{0}, r.cfg.jobs...) {
-			p := r.pk[pkKey{alg, "sign", jobs, 0}]
+			p := r.pk[pkKey{alg, t.op(), jobs, 0}]
 			if p == nil {
 				continue
 			}
@@ -50,16 +51,16 @@ func (r *report) charts(dir string) ([]chart, error) {
 			continue
 		}
 		p := plot.New()
-		p.Title.Text = alg + " signatures against ASYNC jobs (one process)"
+		p.Title.Text = alg + " " + t.op() + " against ASYNC jobs (one process)"
 		p.X.Label.Text = "openssl speed -async_jobs"
-		p.Y.Label.Text = "signatures per second"
+		p.Y.Label.Text = "operations per second"
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Min, p.X.Max = -0.3, float64(len(ticks))-0.7
 		p.Y.Min = 0
 		if err := plotutil.AddLinePoints(p, "default", def, "cptprov", cp); err != nil {
 			return nil, err
 		}
-		if err := save(p, alg+"-sign-async.png"); err != nil {
+		if err := save(p, alg+"-"+t.op()+"-async.png"); err != nil {
 			return nil, err
 		}
 	}
@@ -144,7 +145,7 @@ func (r *report) charts(dir string) ([]chart, error) {
 	// The calling thread's CPU per operation.
 	if len(r.ops) > 0 {
 		p := plot.New()
-		p.Title.Text = "Calling thread's CPU time per signature"
+		p.Title.Text = "Calling thread's CPU time per operation"
 		p.Y.Label.Text = "µs of CPU per operation"
 		var names []string
 		for _, alg := range r.cfg.opsAlgs {

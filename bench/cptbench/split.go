@@ -41,11 +41,7 @@ func (b *bench) timeSplit(r *report) error {
 			if _, err := b.benchOps(cpt, alg, jobs, "--stats-dir", sub); err != nil {
 				return err
 			}
-			mode := "synchronous"
-			if jobs > 0 {
-				mode = fmt.Sprintf("%d ASYNC jobs", jobs)
-			}
-			s, err := readSplit(sub, "ae", 1, fmt.Sprintf("%s sign, %s", alg, mode))
+			s, err := readSplit(sub, "ae", 1, splitName(alg, jobs))
 			if err != nil {
 				return err
 			}
@@ -77,6 +73,16 @@ func (b *bench) timeSplit(r *report) error {
 		r.split = append(r.split, s)
 	}
 	return nil
+}
+
+// splitName names the phases of alg's operations run in jobs ASYNC jobs
+// (0: synchronously).
+func splitName(alg string, jobs int) string {
+	mode := "synchronous"
+	if jobs > 0 {
+		mode = fmt.Sprintf("%d ASYNC jobs", jobs)
+	}
+	return fmt.Sprintf("%s %s, %s", alg, pkOp(alg), mode)
 }
 
 // gcmDevice puts every AES-GCM update on the device.
