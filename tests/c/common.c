@@ -1568,13 +1568,22 @@ int cpt_async_retry(const char *provider, size_t paused, int round)
     return paused == 0 && round < CPT_ASYNC_ROUNDS && strcmp(provider, "default") != 0;
 }
 
-void cpt_check_paused(const char *provider, const char *what, size_t paused, size_t n, int rounds)
+/* The dpdk backend's test hook (dpdk/selftest.go): the algorithms whose
+ * self-test it spoils, as a bit mask, and one bit that mutes the devices. */
+#define DPDK_SPOIL_MUTE 0x80000000u
+
+static unsigned long dpdk_spoil(void)
 {
     const char *spoil = getenv("CPTPROV_TEST_DPDK_SPOIL");
 
+    return spoil != NULL ? strtoul(spoil, NULL, 0) : 0;
+}
+
+void cpt_check_paused(const char *provider, const char *what, size_t paused, size_t n, int rounds)
+{
     /* with the dpdk self-test's mute devices, the CPU path computes all:
      * nothing waits for a device */
-    if (spoil != NULL && (strtoul(spoil, NULL, 0) & 0x80000000u))
+    if (dpdk_spoil() & DPDK_SPOIL_MUTE)
         return;
     if (strcmp(provider, "default") != 0)
         CPT_CHECK(paused > 0, "%s went asynchronous (%zu of %zu jobs paused, round %d)", what,
@@ -1648,7 +1657,6 @@ static int dpdk_selftest_off(const cpt_env *env, const char *alg)
         { "SHA2-512", CPTDPDK_SHA512 },
         { "RSA*", CPTDPDK_MODEXP },
     };
-    const char *spoil = getenv("CPTPROV_TEST_DPDK_SPOIL");
     unsigned bit = 0;
     long long off = -1;
     size_t len;
@@ -1665,7 +1673,7 @@ static int dpdk_selftest_off(const cpt_env *env, const char *alg)
     }
     /* the test hook's spoiled algorithms (dpdk/selftest.go) must be off,
      * all of them with its mute devices */
-    if (spoil != NULL && (strtoul(spoil, NULL, 0) & (bit | 0x80000000u)))
+    if (dpdk_spoil() & (bit | DPDK_SPOIL_MUTE))
         CPT_CHECK(off > 0 && (off & bit),
             "%s: spoiled in the dpdk backend's self-test, yet not off its devices (%lld)", alg,
             off);
