@@ -34,7 +34,11 @@ type Backend interface {
 // to Execute instead of queueing it and sleeping: for a software device the
 // caller's CPU is as good an engine as any, and it saves the thread hand-off
 // that would otherwise dominate small operations. Assist lets a submitter
-// that finds the queue full help drain it.
+// that finds the queue full help drain it, and an asynchronous submitter
+// that finds a backlog (Backlog) take a share of it: where the engines run
+// on the host's own CPUs, a backlog means they already use every CPU they
+// can get, and the submitter's CPU, given to them, would only buy a thread
+// hand-off and a wake-up per operation.
 type Assister interface {
 	// Execute runs inst, which the queue has prepared (result area, tag), as
 	// one of the device's engines would: result written, q.Complete called.
@@ -42,6 +46,11 @@ type Assister interface {
 	// Assist executes at most one queued instruction from q and reports
 	// whether it did.
 	Assist(q *Queue) bool
+	// Backlog is how many of q's instructions must be waiting for an
+	// engine before an asynchronous submitter executes one itself; 0:
+	// never (the engines are not the host's CPUs). It leaves the engines
+	// enough queued work that none parks while the submitter helps.
+	Backlog(q *Queue) int
 }
 
 // Device is a Backend as a process runs it: the queues attach to it, and

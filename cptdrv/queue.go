@@ -78,7 +78,7 @@ type QueueStats struct {
 	Full       uint64 // submissions that found every slot in flight
 	Stale      uint64 // completions for requests already completed or abandoned
 	Timeouts   uint64 // instructions no engine took in time (watchdog, or a synchronous wait)
-	Assisted   uint64 // instructions executed on a synchronous submitter's goroutine
+	Assisted   uint64 // instructions executed on a submitter's goroutine
 	Failed     uint64 // device failures of instructions it did not execute (errors, resets, timeouts)
 	Retries    uint64 // instructions sent to the device again after such a failure
 	Fallbacks  uint64 // instructions computed in software instead (failure, open circuit, full queue)
@@ -114,6 +114,7 @@ type Queue struct {
 	depth   int
 	backend Backend
 	assist  Assister
+	helpAt  int // the assister's Backlog: 0, never
 	timeout time.Duration
 
 	insts   *ring[Instruction]
@@ -200,6 +201,9 @@ func NewQueue(b Backend, cfg QueueConfig) (*Queue, error) {
 	} else if err != nil {
 		results.Free()
 		return nil, err
+	}
+	if q.assist != nil && !q.absent {
+		q.helpAt = q.assist.Backlog(q)
 	}
 	q.startWatchdog()
 	return q, nil
@@ -414,10 +418,18 @@ const fullWait = 2 * time.Millisecond
 // Submit is TrySubmit with back-pressure: while the queue is full it helps
 // the device (or yields) until a slot frees up or the timeout passes; with
 // a software fallback it waits only fullWait, then computes inst itself.
+// Where the backend asks for it (Assister.Backlog), a submission that finds
+// the engines behind executes one queued instruction before it returns.
 func (q *Queue) Submit(inst *Instruction, done Completion) error {
 	deadline := time.Time{}
 	for spins := 0; ; spins++ {
 		err := q.TrySubmit(inst, done)
+		if err == nil && q.helpAt > 0 && q.Pending() >= q.helpAt {
+			// One, the oldest (maybe inst): the submitter then returns to
+			// its job, which pauses, and the application resumes the
+			// others, whose completions this may have delivered.
+			q.assist.Assist(q)
+		}
 		if err != ErrQueueFull {
 			return err
 		}

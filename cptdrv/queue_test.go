@@ -70,23 +70,7 @@ func (d *fakeDevice) engine() {
 		d.mu.Unlock()
 		if q != nil && !d.hold.Load() {
 			if inst, ok := q.Next(); ok {
-				if !q.Started(inst.Tag) {
-					continue
-				}
-				n := d.executed.Add(1)
-				comp := uint8(CompGood)
-				if v := d.verdict.Load(); v != nil {
-					comp = (*v)(n)
-				}
-				if comp == CompGood {
-					ResultAt(inst.ResPtr).Publish(CompGood, UCSuccess, inst.DLen+d.rlenDelta)
-				} else {
-					ResultAt(inst.ResPtr).Publish(comp, 0, 0)
-				}
-				q.Complete(inst.Tag)
-				if d.duplicate {
-					q.Complete(inst.Tag)
-				}
+				d.exec(q, &inst)
 				continue
 			}
 		}
@@ -96,6 +80,102 @@ func (d *fakeDevice) engine() {
 			return
 		case <-time.After(100 * time.Microsecond):
 		}
+	}
+}
+
+// exec runs one instruction as an engine does.
+func (d *fakeDevice) exec(q *Queue, inst *Instruction) {
+	if !q.Started(inst.Tag) {
+		return
+	}
+	n := d.executed.Add(1)
+	comp := uint8(CompGood)
+	if v := d.verdict.Load(); v != nil {
+		comp = (*v)(n)
+	}
+	if comp == CompGood {
+		ResultAt(inst.ResPtr).Publish(CompGood, UCSuccess, inst.DLen+d.rlenDelta)
+	} else {
+		ResultAt(inst.ResPtr).Publish(comp, 0, 0)
+	}
+	q.Complete(inst.Tag)
+	if d.duplicate {
+		q.Complete(inst.Tag)
+	}
+}
+
+// assistingDevice is a fakeDevice whose engines are the host's CPUs, as the
+// simulator's are: submitters may execute, and help from a backlog.
+type assistingDevice struct {
+	*fakeDevice
+	backlog int
+}
+
+func (d assistingDevice) Execute(q *Queue, inst Instruction) { d.exec(q, &inst) }
+func (d assistingDevice) Backlog(*Queue) int                 { return d.backlog }
+func (d assistingDevice) Assist(q *Queue) bool {
+	inst, ok := q.Next()
+	if !ok {
+		return false
+	}
+	q.Assisted()
+	d.exec(q, &inst)
+	return true
+}
+
+// An asynchronous submitter that finds the backend's backlog queued
+// executes the oldest instruction itself, one per submission, and leaves
+// the backlog to the engines; with no backlog asked for, it never does.
+// Every request still completes exactly once, with its own result.
+func TestSubmitHelpsBacklog(t *testing.T) {
+	for _, backlog := range []int{0, 3} {
+		d := assistingDevice{newFakeDevice(2, false), backlog}
+		d.hold.Store(true)
+		q, err := NewQueue(d, QueueConfig{Group: GroupAE, Depth: 16, Timeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [10]atomic.Int32
+		var order []int
+		var mu sync.Mutex
+		for i := range got {
+			inst := Instruction{Op: Op(MajorNOP, 0), DLen: uint32(i)}
+			err := q.Submit(&inst, func(r Result) {
+				got[r.RLen].Add(1)
+				mu.Lock()
+				order = append(order, int(r.RLen))
+				mu.Unlock()
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			if backlog > 0 {
+				want = max(i+1-(backlog-1), 0)
+			}
+			if a := q.Stats().Assisted; a != uint64(want) {
+				t.Fatalf("backlog %d: after submission %d, %d assisted, want %d", backlog, i, a, want)
+			}
+		}
+		mu.Lock()
+		for i, n := range order {
+			if n != i {
+				t.Fatalf("backlog %d: helped out of order: %v", backlog, order)
+			}
+		}
+		mu.Unlock()
+		d.hold.Store(false)
+		d.Doorbell(q)
+		for deadline := time.Now().Add(5 * time.Second); q.InFlight() > 0 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		for i := range got {
+			if n := got[i].Load(); n != 1 {
+				t.Fatalf("backlog %d: request %d completed %d times", backlog, i, n)
+			}
+		}
+		q.Close()
+		d.close()
 	}
 }
 

@@ -145,6 +145,16 @@ func (d *Device) Execute(q *cptdrv.Queue, inst cptdrv.Instruction) {
 	d.execute(q, &inst)
 }
 
+// Backlog implements cptdrv.Assister: the engines are goroutines on the
+// host's CPUs. Two queued instructions per engine keep every engine busy
+// while the submitters take the rest.
+func (d *Device) Backlog(q *cptdrv.Queue) int {
+	if g := d.groups[q.Group()]; g != nil {
+		return 2 * g.engines
+	}
+	return 0
+}
+
 // Assist implements cptdrv.Assister.
 func (d *Device) Assist(q *cptdrv.Queue) bool {
 	if g := d.groups[q.Group()]; g != nil && g.paused() > 0 {
