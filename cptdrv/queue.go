@@ -114,7 +114,6 @@ type Queue struct {
 	depth   int
 	backend Backend
 	assist  Assister
-	helpAt  int // the assister's Backlog: 0, never
 	timeout time.Duration
 
 	insts   *ring[Instruction]
@@ -201,9 +200,6 @@ func NewQueue(b Backend, cfg QueueConfig) (*Queue, error) {
 	} else if err != nil {
 		results.Free()
 		return nil, err
-	}
-	if q.assist != nil && !q.absent {
-		q.helpAt = q.assist.Backlog(q)
 	}
 	q.startWatchdog()
 	return q, nil
@@ -424,7 +420,7 @@ func (q *Queue) Submit(inst *Instruction, done Completion) error {
 	deadline := time.Time{}
 	for spins := 0; ; spins++ {
 		err := q.TrySubmit(inst, done)
-		if err == nil && q.helpAt > 0 && q.Pending() >= q.helpAt {
+		if err == nil && q.assist != nil && !q.absent && q.helps(inst) {
 			// One, the oldest (maybe inst): the submitter then returns to
 			// its job, which pauses, and the application resumes the
 			// others, whose completions this may have delivered.
@@ -448,6 +444,13 @@ func (q *Queue) Submit(inst *Instruction, done Completion) error {
 		}
 		backoff(spins)
 	}
+}
+
+// helps reports whether the submitter of inst finds the backlog at which
+// the backend wants it to execute a queued instruction.
+func (q *Queue) helps(inst *Instruction) bool {
+	n := q.assist.Backlog(q, inst)
+	return n > 0 && q.Pending() >= n
 }
 
 func (q *Queue) fullWait() time.Duration {

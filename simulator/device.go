@@ -147,9 +147,11 @@ func (d *Device) Execute(q *cptdrv.Queue, inst cptdrv.Instruction) {
 
 // Backlog implements cptdrv.Assister: the engines are goroutines on the
 // host's CPUs. Two queued instructions per engine keep every engine busy
-// while the submitters take the rest.
-func (d *Device) Backlog(q *cptdrv.Queue) int {
-	if g := d.groups[q.Group()]; g != nil {
+// while the submitters take the rest. A modular exponentiation (RSA, DH)
+// costs hundreds of µs, its hand-off a few: no throughput to gain from
+// the submitter's thread, which stays the application's.
+func (d *Device) Backlog(q *cptdrv.Queue, inst *cptdrv.Instruction) int {
+	if g := d.groups[q.Group()]; g != nil && uint8(inst.Op>>8) != cptdrv.MajorModExp {
 		return 2 * g.engines
 	}
 	return 0

@@ -459,3 +459,24 @@ func TestFaultPlanRateAndAbsent(t *testing.T) {
 		t.Fatalf("absent device with fallback: %x %+v", got, res)
 	}
 }
+
+// Asynchronous submitters help the engines with short instructions only,
+// once two per engine wait: a modular exponentiation's hand-off is a small
+// part of it.
+func TestBacklog(t *testing.T) {
+	d := New(Config{AEEngines: 3})
+	q, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupAE, Depth: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { q.Close(); d.Close() }()
+	for _, c := range []struct {
+		major uint8
+		want  int
+	}{{cptdrv.MajorECC, 6}, {cptdrv.MajorModExp, 0}} {
+		inst := cptdrv.Instruction{Op: cptdrv.Op(c.major, 0)}
+		if got := d.Backlog(q, &inst); got != c.want {
+			t.Errorf("major %#x: backlog %d, want %d", c.major, got, c.want)
+		}
+	}
+}
