@@ -32,7 +32,7 @@ var DeviceMetrics = map[string]DeviceMetric{
 	"stale_completions":  {Family: "queue_stale_completions_total", Help: "Completions for requests already completed or abandoned.", Queue: "se"},
 	"timeouts":           {Family: "queue_timeouts_total", Help: "Instructions no engine took within request_timeout_ms.", Queue: "se"},
 	"ae_timeouts":        {Family: "queue_timeouts_total", Queue: "ae"},
-	"assisted":           {Family: "queue_assisted_total", Help: "Instructions a synchronous caller executed itself.", Queue: "se"},
+	"assisted":           {Family: "queue_assisted_total", Help: "Instructions a submitter executed itself (a synchronous caller, or an asynchronous one that found the engines behind).", Queue: "se"},
 	"ae_assisted":        {Family: "queue_assisted_total", Queue: "ae"},
 	"se_circuit_open":    {Family: "queue_circuit_open", Help: "1 while the circuit breaker keeps the queue's requests off the device.", Gauge: true, Queue: "se"},
 	"ae_circuit_open":    {Family: "queue_circuit_open", Gauge: true, Queue: "ae"},

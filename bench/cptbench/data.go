@@ -52,6 +52,7 @@ type savedOps struct {
 	Alg, Prov   string
 	Jobs        int
 	Rate, CPUUs []float64
+	ProcUs      []float64 `json:",omitempty"`
 }
 
 type savedSplit struct {
@@ -73,7 +74,7 @@ func (r *report) save(dir string) error {
 		s.Sym = append(s.Sym, savedSym{k.alg, k.size, k.procs, p.def, p.cpt})
 	}
 	for k, p := range r.ops {
-		s.Ops = append(s.Ops, savedOps{k.alg, k.prov, k.jobs, p.rate, p.cpuUs})
+		s.Ops = append(s.Ops, savedOps{k.alg, k.prov, k.jobs, p.rate, p.cpuUs, p.procUs})
 	}
 	for k, p := range r.dpdk {
 		s.DPDK = append(s.DPDK, savedDPDK{k.size, k.jobs, p.def, p.cpt})
@@ -126,7 +127,7 @@ func loadReport(dir string) (*report, error) {
 		r.sym[symKey{x.Alg, x.Size, x.Procs}] = &pair{x.Def, x.Cpt}
 	}
 	for _, x := range s.Ops {
-		r.ops[opsKey{x.Alg, x.Prov, x.Jobs}] = &opsPoint{x.Rate, x.CPUUs}
+		r.ops[opsKey{x.Alg, x.Prov, x.Jobs}] = &opsPoint{x.Rate, x.CPUUs, x.ProcUs}
 	}
 	for _, x := range s.Split {
 		r.split = append(r.split, split{x.Name, x.Procs, x.Requests, x.Samples, x.Submit, x.Wait, x.Engine, x.Notify})

@@ -50,7 +50,9 @@ type (
 type pair struct{ def, cpt point }
 
 // opsPoint is what bench_ops reports for a configuration.
-type opsPoint struct{ rate, cpuUs point }
+// opsPoint is bench_ops' rate, the calling thread's CPU per operation and
+// the whole process's (procUs, absent from reports before 2026-12-04).
+type opsPoint struct{ rate, cpuUs, procUs point }
 
 // split is where a sampled operation spent its time, in µs per operation,
 // summed over the processes of one run that timed some of their requests:
@@ -362,8 +364,10 @@ func (b *bench) threadCPU(r *report) error {
 				}
 				rate, _ := strconv.ParseFloat(kv["ops_per_s"], 64)
 				cpu, _ := strconv.ParseFloat(kv["cpu_us_per_op"], 64)
+				proc, _ := strconv.ParseFloat(kv["proc_cpu_us_per_op"], 64)
 				p.rate = append(p.rate, rate)
 				p.cpuUs = append(p.cpuUs, cpu)
+				p.procUs = append(p.procUs, proc)
 			}
 		}
 	}

@@ -89,15 +89,22 @@ func (r *report) write(dir string) error {
 	w("\n## The calling thread's CPU per operation\n\n")
 	w("`build/bench_ops`: signatures through EVP for %d s, the calling thread's CPU time\n", r.cfg.seconds)
 	w("(`CLOCK_THREAD_CPUTIME_ID`) over the operations done. In ASYNC jobs cptprov's thread submits,\n")
-	w("pauses and sleeps in `poll()` while the engines work: what it saves is CPU the application keeps.\n\n")
-	w("| algorithm | provider | mode | ops/s | thread CPU µs/op | spread |\n|---|---|---|---:|---:|---:|\n")
+	w("pauses and sleeps in `poll()` while the engines work: what it saves is CPU the application keeps.\n")
+	w("When the simulator's engines are behind, it executes a queued EC instruction itself before its\n")
+	w("job pauses (a modular exponentiation it leaves to them). Process CPU is the whole process's\n")
+	w("(`CLOCK_PROCESS_CPUTIME_ID`: the thread, the engines, the Go runtime) over the same operations.\n\n")
+	w("| algorithm | provider | mode | ops/s | thread CPU µs/op | spread | process CPU µs/op |\n|---|---|---|---:|---:|---:|---:|\n")
 	for _, k := range r.opsKeys() {
 		p := r.ops[k]
 		mode := "sync"
 		if k.jobs > 0 {
 			mode = fmt.Sprintf("async %d", k.jobs)
 		}
-		w("| %s | %s | %s | %.0f | %.1f | ±%.0f%% |\n", k.alg, k.prov, mode, p.rate.median(), p.cpuUs.median(), 100*p.cpuUs.spread())
+		proc := "-"
+		if len(p.procUs) > 0 {
+			proc = fmt.Sprintf("%.1f", p.procUs.median())
+		}
+		w("| %s | %s | %s | %.0f | %.1f | ±%.0f%% | %s |\n", k.alg, k.prov, mode, p.rate.median(), p.cpuUs.median(), 100*p.cpuUs.spread(), proc)
 	}
 	w("\n## Where an operation's time goes\n\n")
 	w("The driver times one request in 64 (cptdrv.Phases): the driver's submission (the instruction\n")
@@ -252,8 +259,10 @@ func (r *report) targets() []target {
 
 // asyncBound explains an asynchronous rate from the measurements: the
 // machine's CPUs are shared by the engines and the calling thread, so the
-// rate cannot exceed CPUs / (engine time + calling thread's CPU) per
-// operation, before the kernel's context switches.
+// rate cannot exceed CPUs / (the process's CPU per operation). Reports
+// before the process's CPU was measured add the engine time and the
+// calling thread's CPU instead (the thread then never executed an
+// instruction of its own jobs).
 func (r *report) asyncBound(t asyncTarget) string {
 	var eng float64
 	for _, s := range r.split {
@@ -262,7 +271,7 @@ func (r *report) asyncBound(t asyncTarget) string {
 		}
 	}
 	c, d := r.ops[opsKey{t.alg, cpt, 16}], r.pk[pkKey{t.alg, t.op(), 0, 0}]
-	if eng == 0 || c == nil || d == nil {
+	if c == nil || d == nil || (eng == 0 && len(c.procUs) == 0) {
 		return "the engines share the machine's CPUs with the calling process"
 	}
 	cpus := 0
@@ -271,8 +280,13 @@ func (r *report) asyncBound(t asyncTarget) string {
 			fmt.Sscan(e[1], &cpus)
 		}
 	}
-	bound := float64(cpus) / (eng + c.cpuUs.median()) * 1e6
 	need := float64(cpus) / (t.want * d.def.median()) * 1e6
+	if len(c.procUs) > 0 {
+		bound := float64(cpus) / c.procUs.median() * 1e6
+		return fmt.Sprintf("the %d CPUs run the engines and the calling process: %.0f µs of the process's CPU per operation (%.0f µs of them the calling thread's) bound the rate at %.0f/s, %.2fx of the default's synchronous rate; %.2gx would need at most %.0f µs, where the default provider spends %.0f",
+			cpus, c.procUs.median(), c.cpuUs.median(), bound, bound/d.def.median(), t.want, need, 1e6/d.def.median())
+	}
+	bound := float64(cpus) / (eng + c.cpuUs.median()) * 1e6
 	return fmt.Sprintf("the %d CPUs run the engines and the calling process: %.0f µs of engine time (under load) and %.0f µs of the calling thread's CPU per operation bound the rate at %.0f/s, %.2fx of the default's synchronous rate, before the kernel's context switches; %.2gx would need at most %.0f µs of CPU per operation in all, where the default provider spends %.0f",
 		cpus, eng, c.cpuUs.median(), bound, bound/d.def.median(), t.want, need, 1e6/d.def.median())
 }

@@ -34,9 +34,9 @@ func fakeReport() *report {
 		}
 	}
 	r.sym[symKey{"aes-256-gcm", 16384, 1}] = &pair{point{4e9}, point{4.1e9}}
-	r.ops[opsKey{"rsa2048", dflt, 0}] = &opsPoint{point{4000}, point{250}}
-	r.ops[opsKey{"rsa2048", cpt, 0}] = &opsPoint{point{3900}, point{255}}
-	r.ops[opsKey{"rsa2048", cpt, 16}] = &opsPoint{point{6500}, point{15}}
+	r.ops[opsKey{"rsa2048", dflt, 0}] = &opsPoint{point{4000}, point{250}, nil}
+	r.ops[opsKey{"rsa2048", cpt, 0}] = &opsPoint{point{3900}, point{255}, nil}
+	r.ops[opsKey{"rsa2048", cpt, 16}] = &opsPoint{point{6500}, point{15}, nil}
 	r.split = []split{{"rsa2048 sign, synchronous", 1, 6400, 100, 0.1, 0.05, 240, 0.1},
 		{"rsa2048 sign, 16 ASYNC jobs", 1, 6400, 100, 0.1, 2000, 290, 15},
 		{"AES-256-GCM 16 KiB update, synchronous, 2 processes", 2, 128000, 2000, 0.1, 0.1, 5, 0.1}}
