@@ -373,6 +373,13 @@ func (q *Queue) account(t [4]int64, end int64) {
 // in software before TrySubmit returns (done has run), or without a
 // fallback TrySubmit fails with ErrDeviceUnavailable.
 func (q *Queue) TrySubmit(inst *Instruction, done Completion) error {
+	return q.trySubmit(inst, done, false)
+}
+
+// trySubmit is TrySubmit; with help, where the backend asks for it
+// (Assister.Backlog), the submitter executes inst itself instead of
+// queueing it when it finds the engines behind.
+func (q *Queue) trySubmit(inst *Instruction, done Completion, help bool) error {
 	if q.closed.Load() {
 		return ErrClosed
 	}
@@ -392,6 +399,18 @@ func (q *Queue) TrySubmit(inst *Instruction, done Completion) error {
 	r := &q.reqs[id]
 	r.cb = done
 	r.state.Store(reqAsync)
+	if help && q.helps(inst) {
+		// As Do's assisted path: done runs before trySubmit returns, and
+		// the job it completes does not pause.
+		q.prepare(id, inst)
+		if r.sampled {
+			r.t[1] = q.now()
+		}
+		q.stats.assisted.Add(1)
+		q.assist.Execute(q, *inst)
+		q.signOff(id, uint32(inst.Tag>>32), expConsumed)
+		return nil
+	}
 	q.enqueue(id, inst)
 	q.backend.Doorbell(q)
 	return nil
@@ -415,17 +434,14 @@ const fullWait = 2 * time.Millisecond
 // the device (or yields) until a slot frees up or the timeout passes; with
 // a software fallback it waits only fullWait, then computes inst itself.
 // Where the backend asks for it (Assister.Backlog), a submission that finds
-// the engines behind executes one queued instruction before it returns.
+// the engines behind executes inst itself, and done runs before Submit
+// returns: its job does not pause. Its own instruction, not the oldest
+// queued one, which may be of a kind the backend never wants a submitter
+// to take (an RSA signature behind an application's X25519).
 func (q *Queue) Submit(inst *Instruction, done Completion) error {
 	deadline := time.Time{}
 	for spins := 0; ; spins++ {
-		err := q.TrySubmit(inst, done)
-		if err == nil && q.assist != nil && !q.absent && q.helps(inst) {
-			// One, the oldest (maybe inst): the submitter then returns to
-			// its job, which pauses, and the application resumes the
-			// others, whose completions this may have delivered.
-			q.assist.Assist(q)
-		}
+		err := q.trySubmit(inst, done, q.assist != nil && !q.absent)
 		if err != ErrQueueFull {
 			return err
 		}
@@ -447,7 +463,7 @@ func (q *Queue) Submit(inst *Instruction, done Completion) error {
 }
 
 // helps reports whether the submitter of inst finds the backlog at which
-// the backend wants it to execute a queued instruction.
+// the backend wants it to execute inst itself.
 func (q *Queue) helps(inst *Instruction) bool {
 	n := q.assist.Backlog(q, inst)
 	return n > 0 && q.Pending() >= n
