@@ -34,11 +34,11 @@ type Backend interface {
 // to Execute instead of queueing it and sleeping: for a software device the
 // caller's CPU is as good an engine as any, and it saves the thread hand-off
 // that would otherwise dominate small operations. Assist lets a submitter
-// that finds the queue full help drain it, and an asynchronous submitter
-// that finds a backlog (Backlog) take a share of it: where the engines run
-// on the host's own CPUs, a backlog means they already use every CPU they
-// can get, and the submitter's CPU, given to them, would only buy a thread
-// hand-off and a wake-up per operation.
+// that finds the queue full help drain it. An asynchronous submitter that
+// finds a backlog (Backlog) executes its own instruction: where the
+// engines run on the host's own CPUs, a backlog means they already use
+// every CPU they can get, and the submitter's CPU, given to them, would
+// only buy a thread hand-off and a wake-up per operation.
 type Assister interface {
 	// Execute runs inst, which the queue has prepared (result area, tag), as
 	// one of the device's engines would: result written, q.Complete called.

@@ -461,8 +461,8 @@ func TestFaultPlanRateAndAbsent(t *testing.T) {
 }
 
 // Asynchronous submitters help the engines with short instructions only,
-// once two per engine wait: a modular exponentiation's hand-off is a small
-// part of it.
+// once two per engine wait (a modular exponentiation's hand-off is a small
+// part of it), and never engines a fault holds.
 func TestBacklog(t *testing.T) {
 	d := New(Config{AEEngines: 3})
 	q, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupAE, Depth: 64})
@@ -478,5 +478,10 @@ func TestBacklog(t *testing.T) {
 		if got := d.Backlog(q, &inst); got != c.want {
 			t.Errorf("major %#x: backlog %d, want %d", c.major, got, c.want)
 		}
+	}
+	d.groups[cptdrv.GroupAE].pause(time.Minute)
+	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorECC, 0)}
+	if got := d.Backlog(q, &inst); got != 0 {
+		t.Errorf("held engines: backlog %d, want 0", got)
 	}
 }
