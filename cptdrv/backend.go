@@ -47,12 +47,14 @@ type Assister interface {
 	// whether it did.
 	Assist(q *Queue) bool
 	// Backlog is how many of q's instructions must be waiting for an
-	// engine before the asynchronous submitter of inst executes one
-	// itself; 0: never (the engines are not the host's CPUs, or inst's
-	// hand-off is too small a part of its cost to be worth the
-	// application's thread). It leaves the engines enough queued work that
-	// none parks while the submitter helps.
-	Backlog(q *Queue, inst *Instruction) int
+	// engine before the asynchronous submitter of an instruction with
+	// opcode op executes it itself; 0: never (the engines are not the
+	// host's CPUs, or the hand-off is too small a part of the opcode's
+	// cost to be worth the application's thread). It leaves the engines
+	// enough queued work that none parks while the submitter helps. The
+	// opcode, not the instruction: a pointer passed to an interface
+	// method would move every submitter's instruction to the heap.
+	Backlog(q *Queue, op uint16) int
 }
 
 // Device is a Backend as a process runs it: the queues attach to it, and

@@ -112,7 +112,7 @@ type assistingDevice struct {
 }
 
 func (d assistingDevice) Execute(q *Queue, inst Instruction) { d.exec(q, &inst) }
-func (d assistingDevice) Backlog(*Queue, *Instruction) int   { return d.backlog }
+func (d assistingDevice) Backlog(*Queue, uint16) int         { return d.backlog }
 func (d assistingDevice) Assist(q *Queue) bool {
 	inst, ok := q.Next()
 	if !ok {

@@ -186,7 +186,7 @@ func (d *Device) Execute(q *cptdrv.Queue, inst cptdrv.Instruction) {
 // Backlog implements cptdrv.Assister: never. A device's work is off the
 // host, and a backlog waits for the device, not for a lane: a submitter
 // that took an instruction could only poll the device for it.
-func (d *Device) Backlog(*cptdrv.Queue, *cptdrv.Instruction) int { return 0 }
+func (d *Device) Backlog(*cptdrv.Queue, uint16) int { return 0 }
 
 // Assist implements cptdrv.Assister.
 func (d *Device) Assist(q *cptdrv.Queue) bool {

@@ -151,8 +151,8 @@ func (d *Device) Execute(q *cptdrv.Queue, inst cptdrv.Instruction) {
 // costs hundreds of µs, its hand-off a few: no throughput to gain from
 // the submitter's thread, which stays the application's. Held engines (a
 // "full" fault) are not helped either: the ring is to fill up.
-func (d *Device) Backlog(q *cptdrv.Queue, inst *cptdrv.Instruction) int {
-	if g := d.groups[q.Group()]; g != nil && uint8(inst.Op>>8) != cptdrv.MajorModExp && g.paused() == 0 {
+func (d *Device) Backlog(q *cptdrv.Queue, op uint16) int {
+	if g := d.groups[q.Group()]; g != nil && uint8(op>>8) != cptdrv.MajorModExp && g.paused() == 0 {
 		return 2 * g.engines
 	}
 	return 0

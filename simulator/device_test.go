@@ -474,14 +474,12 @@ func TestBacklog(t *testing.T) {
 		major uint8
 		want  int
 	}{{cptdrv.MajorECC, 6}, {cptdrv.MajorModExp, 0}} {
-		inst := cptdrv.Instruction{Op: cptdrv.Op(c.major, 0)}
-		if got := d.Backlog(q, &inst); got != c.want {
+		if got := d.Backlog(q, cptdrv.Op(c.major, 0)); got != c.want {
 			t.Errorf("major %#x: backlog %d, want %d", c.major, got, c.want)
 		}
 	}
 	d.groups[cptdrv.GroupAE].pause(time.Minute)
-	inst := cptdrv.Instruction{Op: cptdrv.Op(cptdrv.MajorECC, 0)}
-	if got := d.Backlog(q, &inst); got != 0 {
+	if got := d.Backlog(q, cptdrv.Op(cptdrv.MajorECC, 0)); got != 0 {
 		t.Errorf("held engines: backlog %d, want 0", got)
 	}
 }
