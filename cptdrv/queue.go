@@ -400,15 +400,10 @@ func (q *Queue) trySubmit(inst *Instruction, done Completion, help bool) error {
 	r.cb = done
 	r.state.Store(reqAsync)
 	if help && q.helps(inst) {
-		// As Do's assisted path: done runs before trySubmit returns, and
-		// the job it completes does not pause.
+		// done runs before trySubmit returns: the job it completes does
+		// not pause.
 		q.prepare(id, inst)
-		if r.sampled {
-			r.t[1] = q.now()
-		}
-		q.stats.assisted.Add(1)
-		q.assist.Execute(q, *inst)
-		q.signOff(id, uint32(inst.Tag>>32), expConsumed)
+		q.executeHere(id, inst)
 		return nil
 	}
 	q.enqueue(id, inst)
@@ -462,10 +457,24 @@ func (q *Queue) Submit(inst *Instruction, done Completion) error {
 	}
 }
 
+// executeHere executes slot id's prepared instruction on the calling
+// goroutine, which is the engine: no ring, no hand-off, and no engine can
+// take the instruction from under it.
+func (q *Queue) executeHere(id uint32, inst *Instruction) {
+	if q.reqs[id].sampled {
+		q.reqs[id].t[1] = q.now()
+	}
+	q.stats.assisted.Add(1)
+	q.assist.Execute(q, *inst) // by value: inst must not escape to the heap
+	// Never in the ring: if the engine dropped it, nothing else will (a
+	// no-op once it completed: the generation moved on).
+	q.signOff(id, uint32(inst.Tag>>32), expConsumed)
+}
+
 // helps reports whether the submitter of inst finds the backlog at which
 // the backend wants it to execute inst itself.
 func (q *Queue) helps(inst *Instruction) bool {
-	n := q.assist.Backlog(q, inst)
+	n := q.assist.Backlog(q, inst.Op)
 	return n > 0 && q.Pending() >= n
 }
 
@@ -518,16 +527,7 @@ func (q *Queue) Do(inst *Instruction) (Result, error) {
 	for {
 		r.state.Store(reqSync)
 		if q.assist != nil {
-			// The caller's goroutine is the engine: no ring, no hand-off,
-			// and no engine can take the instruction from under it.
-			if r.sampled {
-				r.t[1] = q.now()
-			}
-			q.stats.assisted.Add(1)
-			q.assist.Execute(q, *inst) // by value: inst must not escape to the heap
-			// Never in the ring: if the engine dropped it, nothing else will
-			// (a no-op once it completed: the generation moved on).
-			q.signOff(id, uint32(inst.Tag>>32), expConsumed)
+			q.executeHere(id, inst)
 		} else {
 			q.push(id, inst)
 			q.backend.Doorbell(q)

@@ -49,9 +49,9 @@ type (
 // pair is one point measured through both providers.
 type pair struct{ def, cpt point }
 
-// opsPoint is what bench_ops reports for a configuration.
-// opsPoint is bench_ops' rate, the calling thread's CPU per operation and
-// the whole process's (procUs, absent from reports before 2026-12-04).
+// opsPoint is what bench_ops reports for a configuration: its rate, the
+// calling thread's CPU per operation and the whole process's (procUs,
+// absent from reports before 2026-12-04).
 type opsPoint struct{ rate, cpuUs, procUs point }
 
 // split is where a sampled operation spent its time, in µs per operation,

@@ -90,8 +90,8 @@ func (r *report) write(dir string) error {
 	w("`build/bench_ops`: signatures through EVP for %d s, the calling thread's CPU time\n", r.cfg.seconds)
 	w("(`CLOCK_THREAD_CPUTIME_ID`) over the operations done. In ASYNC jobs cptprov's thread submits,\n")
 	w("pauses and sleeps in `poll()` while the engines work: what it saves is CPU the application keeps.\n")
-	w("When the simulator's engines are behind, it executes a queued EC instruction itself before its\n")
-	w("job pauses (a modular exponentiation it leaves to them). Process CPU is the whole process's\n")
+	w("When the simulator's engines are behind, it executes its own EC instruction instead, and the job\n")
+	w("goes on without pausing (a modular exponentiation it leaves to them). Process CPU is the whole process's\n")
 	w("(`CLOCK_PROCESS_CPUTIME_ID`: the thread, the engines, the Go runtime) over the same operations.\n\n")
 	w("| algorithm | provider | mode | ops/s | thread CPU µs/op | spread | process CPU µs/op |\n|---|---|---|---:|---:|---:|---:|\n")
 	for _, k := range r.opsKeys() {

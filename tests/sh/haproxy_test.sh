@@ -92,8 +92,8 @@ worker_device() { cpt_stats_get "$STATS" "$WORKER" "$1" "$(cpt_path_of "$1")"; }
 cpt_tls_fetch_hybrid "$PORT" "$T" "$WWW" "$LOGS" worker_device
 # ssl-mode-async: public-key instructions submitted from ASYNC jobs and
 # executed by an engine (assisted: inline on a synchronous caller's
-# goroutine, or by a submitter that found the engines behind, at most one
-# per submission, so some always reach the engines).
+# goroutine, or by an asynchronous submitter that found the engines
+# behind, which only happens while others wait in the ring for them).
 sub=$(cpt_stats_device_get "$STATS" "$WORKER" ae_submitted)
 inl=$(cpt_stats_device_get "$STATS" "$WORKER" ae_assisted)
 if [ "${sub:-0}" -gt "${inl:-0}" ]; then
