@@ -547,7 +547,9 @@ EOF
 cpt_nginx_workers() {
     local m
     m=$(cat "$1/nginx.pid" 2>/dev/null) || return 0
-    pgrep -P "$m" 2>/dev/null || true
+    # An exited worker stays the master's zombie until the master reaps it:
+    # not a worker any more (cpt_wait_pid counts it as gone too).
+    ps -o pid=,stat= --ppid "$m" 2>/dev/null | awk '$2 !~ /^Z/ {print $1}'
 }
 
 # cpt_nginx_wait_workers DIR: 0 once that nginx has its two workers, 1
