@@ -4,6 +4,7 @@ package asym
 
 import (
 	"crypto/sha256"
+	"math/bits"
 	"sync"
 
 	"filippo.io/bigmod"
@@ -164,7 +165,7 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 // combine is Garner's recombination of m1 = c^dP mod p and m2 = c^dQ mod q
 // into c^d mod n, in constant time.
 func (k *crtKey) combine(m1B, m2B []byte) ([]byte, error) {
-	P, Q, N, QInv := k.P, k.Q, k.N, k.QInv
+	P, Q, QInv := k.P, k.Q, k.QInv
 	m, err1 := bigmod.NewNat().SetBytes(m1B, P)
 	m2, err2 := bigmod.NewNat().SetBytes(m2B, Q)
 	if err1 != nil || err2 != nil {
@@ -172,12 +173,46 @@ func (k *crtKey) combine(m1B, m2B []byte) ([]byte, error) {
 	}
 	// h = (m1 - m2) * qInv mod p
 	t0 := bigmod.NewNat()
-	m.Sub(t0.Mod(m2, P), P)
+	if k.qFitsP {
+		// m2 < q < 2^bitlen(p): one conditional subtraction reduces it,
+		// where Mod would shift it in bit by bit.
+		if _, err := t0.SetOverflowingBytes(m2B, P); err != nil {
+			return nil, ErrInput
+		}
+	} else {
+		t0.Mod(m2, P)
+	}
+	m.Sub(t0, P)
 	m.Mul(QInv, P) // reads QInv only: one Nat serves concurrent engines
-	// m = m2 + h*q mod n
-	m.ExpandFor(N).Mul(t0.Mod(Q.Nat(), N), N)
-	m.Add(m2.ExpandFor(N), N)
-	return m.Bytes(N), nil
+	// c^d = m2 + h*q, below n without a reduction (h <= p-1, m2 <= q-1): a
+	// plain product, where a multiplication mod n would take two Montgomery
+	// multiplications and q's own reduction mod n.
+	return mulAdd(m.Bits(), k.qLimbs, m2.Bits(), k.N.Size()), nil
+}
+
+// mulAdd returns x·y + z as size big-endian bytes, in time that depends
+// only on the lengths; the result must fit and z have at most len(y) limbs.
+func mulAdd(x, y, z []uint, size int) []byte {
+	t := make([]uint, len(x)+len(y))
+	copy(t, z)
+	for i, xi := range x {
+		var carry uint
+		for j, yj := range y {
+			hi, lo := bits.Mul(xi, yj)
+			lo, c := bits.Add(lo, t[i+j], 0)
+			hi += c
+			lo, c = bits.Add(lo, carry, 0)
+			hi += c
+			t[i+j], carry = lo, hi
+		}
+		t[i+len(y)] = carry
+	}
+	out := make([]byte, size)
+	const w = bits.UintSize / 8
+	for i := 0; i < size && i/w < len(t); i++ { // i: from the least significant byte
+		out[size-1-i] = byte(t[i/w] >> (8 * (i % w)))
+	}
+	return out
 }
 
 // CRTSplit reduces c (< n = p·q) modulo p and modulo q, for a device that
@@ -213,6 +248,8 @@ func CRTCombine(m1, m2, p, q, qInv []byte) ([]byte, error) {
 type crtKey struct {
 	P, Q, N *bigmod.Modulus
 	QInv    *bigmod.Nat // never written after newCRTKey
+	qLimbs  []uint      // q's limbs, for the recombination's product
+	qFitsP  bool        // q's bit length is at most p's
 }
 
 // crtCache holds the keys of recent CRT instructions, looked up by the
@@ -282,5 +319,5 @@ func newCRTKey(p, q, qInv []byte) (*crtKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &crtKey{P: P, Q: Q, N: N, QInv: QInv}, nil
+	return &crtKey{P: P, Q: Q, N: N, QInv: QInv, qLimbs: Q.Nat().Bits(), qFitsP: Q.BitLen() <= P.BitLen()}, nil
 }

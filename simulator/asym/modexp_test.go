@@ -174,6 +174,46 @@ func TestModExpCRTSwappedPrimes(t *testing.T) {
 	}
 }
 
+// Primes of different bit and limb lengths, either one the longer: the
+// recombination reduces m2 mod p by one subtraction only when q is no
+// longer than p, and sums h·q + m2 over both primes' limbs.
+func TestModExpCRTUnbalancedPrimes(t *testing.T) {
+	for _, sz := range [][2]int{{512, 520}, {520, 512}, {500, 600}, {600, 500}, {1024, 1088}, {1087, 1024}, {767, 769}} {
+		p, err := rand.Prime(rand.Reader, sz[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := rand.Prime(rand.Reader, sz[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := big.NewInt(1)
+		n := new(big.Int).Mul(p, q)
+		phi := new(big.Int).Mul(new(big.Int).Sub(p, one), new(big.Int).Sub(q, one))
+		d := new(big.Int).ModInverse(big.NewInt(65537), phi)
+		qInv := new(big.Int).ModInverse(q, p)
+		if d == nil || qInv == nil {
+			continue // 65537 divides phi: another pair next time
+		}
+		dP := new(big.Int).Mod(d, new(big.Int).Sub(p, one))
+		dQ := new(big.Int).Mod(d, new(big.Int).Sub(q, one))
+		for i := 0; i < 8; i++ {
+			c := randBelow(t, n)
+			if i == 0 {
+				c = new(big.Int).Sub(n, one) // the largest input
+			}
+			got, err := ModExpCRT(c.Bytes(), p.Bytes(), q.Bytes(), dP.Bytes(), dQ.Bytes(), qInv.Bytes())
+			if err != nil {
+				t.Fatalf("%v bits: %v", sz, err)
+			}
+			want := pad(new(big.Int).Exp(c, d, n).Bytes(), len(n.Bytes()))
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%v bits: ModExpCRT mismatch with math/big", sz)
+			}
+		}
+	}
+}
+
 func TestModExpEdgeCases(t *testing.T) {
 	key := rsaKey(t, 1024)
 	n := key.N
