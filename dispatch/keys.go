@@ -22,6 +22,11 @@ const (
 type KeyHead struct {
 	Has  uint32 // KeyHasPublic | KeyHasPrivate
 	Type uint32
+	// Aux is what the key derives once and keeps (a struct cpt_key_aux in
+	// C memory; an RSA key's result check), set atomically on first use.
+	// The key's free frees it and a copy starts without it; whatever
+	// rewrites a key's material frees it first.
+	Aux unsafe.Pointer
 }
 
 const (

@@ -205,6 +205,7 @@ func (t rsaKT) Import(env *Env, st unsafe.Pointer, selection int, params Params)
 	if len(n) > rsaMaxLen || len(n) == 0 {
 		return errorf(ReasonInvalidKey, "RSA modulus of %d bytes (1 to 8192 bits)", len(n))
 	}
+	k.dropCheck()
 	*k = rsaKey{head: KeyHead{Type: t.keyType()}, nLen: uint32(len(n))}
 	if err := t.restriction(params, &k.pss); err != nil {
 		return err
@@ -429,6 +430,7 @@ func (rsaKT) GenSetTemplate(gen, template unsafe.Pointer) *Error { return nil }
 // Generate makes a key pair on the CPU; the device has no prime search.
 func (t rsaKT) Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter) (bool, *Error) {
 	g, k := (*rsaGen)(gen), (*rsaKey)(st)
+	k.dropCheck()
 	*k = rsaKey{head: KeyHead{Type: t.keyType()}, pss: g.pss}
 	if t.pss {
 		k.pss.isPSS = 1

@@ -3,12 +3,10 @@
 package dispatch
 
 import (
-	"sync"
 	"sync/atomic"
 
-	"filippo.io/bigmod"
-
 	"cptprov/cptdrv"
+	"cptprov/internal/rsacheck"
 	"cptprov/stats"
 )
 
@@ -198,74 +196,38 @@ func allZero(b []byte) bool {
 	return acc == 0
 }
 
-// rsaResultOK reports whether res^e mod n equals in, in time that depends
-// on neither (only on the key's public lengths): res is a signature or a
-// plaintext block, and a failed check must not tell anything of it either.
+// rsaResultOK reports whether res^e mod n equals in (rsacheck), with the
+// key's check, built on first use and kept in its aux slot.
 func rsaResultOK(k *rsaKey, in, res []byte) bool {
-	n := rsaModuli.get(k.N())
-	if n == nil {
-		return false
+	c := k.check()
+	if c == nil {
+		return false // n even or 1, or no memory: nothing may pass
 	}
-	s, err := bigmod.NewNat().SetBytes(res, n)
-	if err != nil {
-		return false // not below n: certainly wrong
-	}
-	m, err := bigmod.NewNat().SetBytes(in, n)
-	if err != nil {
-		return false
-	}
-	e := k.E()
-	v := bigmod.NewNat()
-	if len(e) <= 8 {
-		var x uint
-		for _, b := range e {
-			x = x<<8 | uint(b)
-		}
-		v.ExpShortVarTime(s, x, n) // variable time in e only, which is public
-	} else {
-		v.Exp(s, e, n)
-	}
-	return v.Equal(m) == 1
+	ok, err := c.Verify(in, res)
+	return ok && err == nil
 }
 
-// modulusCache keeps the Montgomery set-up of recently used public moduli:
-// building one costs more than the check itself, and a host uses few keys.
-type modulusCache struct {
-	mu   sync.Mutex
-	byN  map[string]*bigmod.Modulus
-	ring [modulusCacheSize]string
-	next int
-}
-
-const modulusCacheSize = 64
-
-var rsaModuli = &modulusCache{byN: map[string]*bigmod.Modulus{}}
-
-func (c *modulusCache) get(n []byte) *bigmod.Modulus {
-	c.mu.Lock()
-	m := c.byN[string(n)]
-	c.mu.Unlock()
-	if m != nil {
-		return m
+// check is the key's result check; nil when none can be built.
+func (k *rsaKey) check() *rsacheck.Check {
+	if aux := atomic.LoadPointer(&k.head.Aux); aux != nil {
+		return rsacheck.FromAux(aux)
 	}
-	if len(n) == 0 || n[len(n)-1]&1 == 0 {
-		return nil // no Montgomery arithmetic: nothing can pass a check
+	var p, q []byte
+	if k.hasCRT != 0 {
+		p, q = k.p[:k.pLen], k.q[:k.pLen]
 	}
-	m, err := bigmod.NewModulus(n)
-	if err != nil {
+	c := rsacheck.New(k.N(), k.E(), p, q)
+	if c == nil {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if had := c.byN[string(n)]; had != nil {
-		return had
+	if atomic.CompareAndSwapPointer(&k.head.Aux, nil, c.Aux()) {
+		return c
 	}
-	if old := c.ring[c.next]; old != "" {
-		delete(c.byN, old)
-	}
-	key := string(n)
-	c.ring[c.next] = key
-	c.next = (c.next + 1) % modulusCacheSize
-	c.byN[key] = m
-	return m
+	c.Free() // another thread's came first
+	return rsacheck.FromAux(atomic.LoadPointer(&k.head.Aux))
+}
+
+// dropCheck frees the key's check before its material is rewritten.
+func (k *rsaKey) dropCheck() {
+	rsacheck.FromAux(atomic.SwapPointer(&k.head.Aux, nil)).Free()
 }

@@ -229,3 +229,21 @@ func BenchmarkRSASign2048(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkRSAResultCheckCRT(b *testing.B) {
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	k := &rsaKey{nLen: 256, eLen: 3, pLen: 128, hasCRT: 1}
+	key.N.FillBytes(k.n[:256])
+	key.Primes[0].FillBytes(k.p[:128])
+	key.Primes[1].FillBytes(k.q[:128])
+	copy(k.e[:], []byte{1, 0, 1})
+	m := make([]byte, 256)
+	m[1] = 1
+	s := new(big.Int).Exp(new(big.Int).SetBytes(m), key.D, key.N).FillBytes(make([]byte, 256))
+	if !rsaResultOK(k, m, s) {
+		b.Fatal("a right result fails its check")
+	}
+	for b.Loop() {
+		rsaResultOK(k, m, s)
+	}
+}

@@ -82,10 +82,21 @@ enum cpt_md {
 #define CPT_KEY_RSA 3
 #define CPT_KEY_RSA_PSS 4
 
+/*
+ * What a key derives from its material once and keeps for its lifetime (an
+ * RSA key's Montgomery set-up for checking its results), allocated by the
+ * Go half; the key's free calls its free, and a copy starts without one, as
+ * OpenSSL's RSA key object keeps its own.
+ */
+struct cpt_key_aux {
+    void (*free)(struct cpt_key_aux *aux);
+};
+
 /* The head of every key's state (dispatch.KeyHead), read by the C side. */
 struct cpt_key_head {
     uint32_t has; /* CPT_KEY_HAS_* */
     uint32_t type;
+    struct cpt_key_aux *aux; /* NULL until the Go half builds it */
 };
 #define CPT_KEY_HAS_PUBLIC 1
 #define CPT_KEY_HAS_PRIVATE 2

@@ -47,8 +47,11 @@ void cptprov_key_free(void *vk)
 {
     struct cptprov_key *k = vk;
 
-    if (k != NULL && atomic_fetch_sub(&k->refs, 1) == 1)
+    if (k != NULL && atomic_fetch_sub(&k->refs, 1) == 1) {
+        if (head(k)->aux != NULL)
+            head(k)->aux->free(head(k)->aux);
         OPENSSL_clear_free(k, sizeof(*k) + k->size);
+    }
 }
 
 static struct cptprov_key *key_new(struct cptprov_ctx *prov, const struct cptprov_keytype *kt)
@@ -88,6 +91,7 @@ static void *cptprov_key_dup(const void *vk, int selection)
     if (d == NULL)
         return NULL;
     memcpy(d->state, k->state, k->size);
+    head(d)->aux = NULL;
     if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) == 0)
         head(d)->has &= ~(uint32_t)CPT_KEY_HAS_PRIVATE;
     if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) == 0

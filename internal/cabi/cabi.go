@@ -3,7 +3,8 @@
 // Package cabi checks that the Go copies of C layouts and lists agree with
 // C, where the compiler cannot: dispatch reads and writes OpenSSL's
 // OSSL_PARAM arrays in place through dispatch.Param, a Go struct written to
-// the same layout, without cgo; and the C side accepts the backends of
+// the same layout, without cgo; the C side reads and frees keys by the head
+// of their state (dispatch.KeyHead); and the C side accepts the backends of
 // cptabi.h's CPT_BACKENDS at activation, which the Go side must have.
 package cabi
 
@@ -34,6 +35,13 @@ func CheckParam() error {
 }
 
 var osslParam = reflect.TypeOf(C.OSSL_PARAM{})
+
+// CheckKeyHead reports how dispatch.KeyHead differs from struct
+// cpt_key_head, which the C side reads and frees keys by; nil when it does
+// not.
+func CheckKeyHead() error {
+	return Compare(reflect.TypeOf(dispatch.KeyHead{}), reflect.TypeOf(C.struct_cpt_key_head{}), "struct cpt_key_head")
+}
 
 // Compare checks that struct goT lays out its fields as C struct cT (called
 // cName in errors) does:

@@ -15,6 +15,12 @@ func TestParamMatchesOpenSSL(t *testing.T) {
 	}
 }
 
+func TestKeyHeadMatchesC(t *testing.T) {
+	if err := CheckKeyHead(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Layouts that differ from OSSL_PARAM the way a careless edit of
 // dispatch.Param would are each reported, naming the field.
 func TestCompareFindsDifferences(t *testing.T) {

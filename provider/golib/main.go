@@ -195,6 +195,9 @@ func checkLayouts() *dispatch.Error {
 	if err := cabi.CheckParam(); err != nil {
 		return &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: "the Go half reads OSSL_PARAM arrays wrongly: " + err.Error()}
 	}
+	if err := cabi.CheckKeyHead(); err != nil {
+		return &dispatch.Error{Reason: dispatch.ReasonInternal, Msg: "the Go half lays out key heads wrongly: " + err.Error()}
+	}
 	return nil
 }
 
