@@ -197,19 +197,31 @@ func TestRSAPrivateChecksTheFallback(t *testing.T) {
 	}
 }
 
+// The check of a key with usable primes (mod p and q) and of one without
+// (mod n).
 func BenchmarkRSAResultCheck(b *testing.B) {
 	key, _ := rsa.GenerateKey(rand.Reader, 2048)
-	k := &rsaKey{nLen: 256, eLen: 3}
-	key.N.FillBytes(k.n[:256])
-	copy(k.e[:], []byte{1, 0, 1})
 	m := make([]byte, 256)
 	m[1] = 1
 	s := new(big.Int).Exp(new(big.Int).SetBytes(m), key.D, key.N).FillBytes(make([]byte, 256))
-	if !rsaResultOK(k, m, s) {
-		b.Fatal("a right result fails its check")
-	}
-	for b.Loop() {
-		rsaResultOK(k, m, s)
+	for _, crt := range []bool{true, false} {
+		k := &rsaKey{nLen: 256, eLen: 3}
+		key.N.FillBytes(k.n[:256])
+		copy(k.e[:], []byte{1, 0, 1})
+		if crt {
+			k.pLen, k.hasCRT = 128, 1
+			key.Primes[0].FillBytes(k.p[:128])
+			key.Primes[1].FillBytes(k.q[:128])
+		}
+		b.Run(map[bool]string{true: "primes", false: "modulus"}[crt], func(b *testing.B) {
+			if !rsaResultOK(k, m, s) {
+				b.Fatal("a right result fails its check")
+			}
+			for b.Loop() {
+				rsaResultOK(k, m, s)
+			}
+		})
+		k.dropCheck()
 	}
 }
 
@@ -227,23 +239,5 @@ func BenchmarkRSASign2048(b *testing.B) {
 		if _, _, err := sg.Sign(env, ptr(ctx), ptr(st), ptr(scratch), ptr(sig), 256, h, nil); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-func BenchmarkRSAResultCheckCRT(b *testing.B) {
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
-	k := &rsaKey{nLen: 256, eLen: 3, pLen: 128, hasCRT: 1}
-	key.N.FillBytes(k.n[:256])
-	key.Primes[0].FillBytes(k.p[:128])
-	key.Primes[1].FillBytes(k.q[:128])
-	copy(k.e[:], []byte{1, 0, 1})
-	m := make([]byte, 256)
-	m[1] = 1
-	s := new(big.Int).Exp(new(big.Int).SetBytes(m), key.D, key.N).FillBytes(make([]byte, 256))
-	if !rsaResultOK(k, m, s) {
-		b.Fatal("a right result fails its check")
-	}
-	for b.Loop() {
-		rsaResultOK(k, m, s)
 	}
 }

@@ -15,6 +15,7 @@
  * value) is what OpenSSL's own check has too.
  */
 #include "rsacheck.h"
+#include "bnctx.h"
 
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
@@ -31,37 +32,10 @@ struct cpt_rsa_check {
     BN_MONT_CTX *mont_p, *mont_q;
 };
 
-/* One BN_CTX per thread, kept, freed when the thread exits. */
-static pthread_key_t ctx_key;
-static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
-static int ctx_key_ok;
-
-static void ctx_free(void *ctx)
-{
-    BN_CTX_free(ctx);
-}
-
-static void ctx_init(void)
-{
-    ctx_key_ok = pthread_key_create(&ctx_key, ctx_free) == 0;
-}
-
+/* Nothing here fetches or draws randomness: no library context. */
 static BN_CTX *thread_ctx(void)
 {
-    BN_CTX *ctx;
-
-    pthread_once(&ctx_once, ctx_init);
-    if (!ctx_key_ok)
-        return NULL;
-    if ((ctx = pthread_getspecific(ctx_key)) == NULL) {
-        /* Nothing here draws randomness or fetches: no library context. */
-        ctx = BN_CTX_new();
-        if (ctx != NULL && pthread_setspecific(ctx_key, ctx) != 0) {
-            BN_CTX_free(ctx);
-            ctx = NULL;
-        }
-    }
-    return ctx;
+    return cpt_thread_bn_ctx(NULL);
 }
 
 void cpt_rsa_check_free(struct cpt_rsa_check *c)

@@ -16,7 +16,7 @@
 package rsacheck
 
 /*
-#cgo CFLAGS: -Wall -Wextra -Werror -I${SRCDIR}/../../provider
+#cgo CFLAGS: -Wall -Wextra -Werror -I${SRCDIR}/../../provider -I${SRCDIR}/../../include
 #cgo LDFLAGS: -lcrypto
 #include "rsacheck.h"
 */

@@ -10,6 +10,7 @@
  */
 #include "bn.h"
 #include "../internal/libctx/libctx.h"
+#include "bnctx.h"
 
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
@@ -19,43 +20,15 @@
 #include <string.h>
 
 /*
- * One BN_CTX per thread, kept: creating one per operation cost a
- * noticeable share of a public RSA operation. The key's destructor frees
- * it when the thread exits, so nothing leaks. It belongs to the device's
- * library context: whatever libcrypto fetches or draws for the arithmetic
- * comes from there, not from the application's default context.
+ * The thread's BN_CTX (bnctx.h) belongs to the device's library context:
+ * whatever libcrypto fetches or draws for the arithmetic comes from there,
+ * not from the application's default context.
  */
-static pthread_key_t ctx_key;
-static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
-static int ctx_key_ok;
-
-static void ctx_free(void *ctx)
-{
-	BN_CTX_free(ctx);
-}
-
-static void ctx_init(void)
-{
-	ctx_key_ok = pthread_key_create(&ctx_key, ctx_free) == 0;
-}
-
 static BN_CTX *thread_ctx(void)
 {
-	BN_CTX *ctx;
+	OSSL_LIB_CTX *lc = cpt_sim_libctx();
 
-	pthread_once(&ctx_once, ctx_init);
-	if (!ctx_key_ok)
-		return NULL;
-	if ((ctx = pthread_getspecific(ctx_key)) == NULL) {
-		OSSL_LIB_CTX *lc = cpt_sim_libctx();
-
-		ctx = lc != NULL ? BN_CTX_new_ex(lc) : NULL;
-		if (ctx != NULL && pthread_setspecific(ctx_key, ctx) != 0) {
-			BN_CTX_free(ctx);
-			ctx = NULL;
-		}
-	}
-	return ctx;
+	return lc != NULL ? cpt_thread_bn_ctx(lc) : NULL;
 }
 
 /* load is BN_bin2bn with the constant-time flag set: OpenSSL's exponentiation

@@ -3,7 +3,7 @@
 package asym
 
 /*
-#cgo CFLAGS: -Wall -Wextra -Werror
+#cgo CFLAGS: -Wall -Wextra -Werror -I${SRCDIR}/../../include
 #cgo LDFLAGS: -lcrypto
 #include "bn.h"
 */
