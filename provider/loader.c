@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -168,6 +169,34 @@ struct start_args {
 };
 
 /*
+ * Creates the thread that starts the Go runtime with every asynchronous
+ * signal blocked. The runtime's first thread inherits that mask, and Go
+ * gives it to every thread it creates after (initSigmask), unblocking only
+ * what it needs itself (SIGURG, the synchronous signals). A signal sent to
+ * the process then goes to one of the host's own threads, as it would
+ * without cptprov: a handler the host installed without SA_ONSTACK, run on
+ * an engine's goroutine stack of a few KiB, overruns it into the memory
+ * next to it (the kernel's signal frame holds the AVX-512 state).
+ */
+static int create_blocking_async(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    static const int sync_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS };
+    sigset_t block, old;
+    int rc;
+
+    sigfillset(&block);
+    for (size_t i = 0; i < sizeof(sync_signals) / sizeof(sync_signals[0]); i++)
+        sigdelset(&block, sync_signals[i]);
+    if (pthread_sigmask(SIG_BLOCK, &block, &old) != 0)
+        return 0;
+    rc = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        errno = rc;
+    return rc == 0;
+}
+
+/*
  * Runs on a thread of its own: dlopen starts the Go runtime from a
  * constructor, and the caller may be on a 32 KiB ASYNC job stack.
  */
@@ -222,7 +251,7 @@ const struct cptgo_api *cptprov_go(struct cptprov_ctx *p)
         go_error[0] = '\0';
         a.cfg = &p->cfg;
         p->cfg.stats_area = cptprov_stats_area();
-        if (pthread_create(&t, NULL, start_thread, &a) != 0) {
+        if (!create_blocking_async(&t, start_thread, &a)) {
             snprintf(go_error, sizeof(go_error), "pthread_create: %s", strerror(errno));
         } else {
             pthread_join(t, NULL);

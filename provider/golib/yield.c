@@ -5,10 +5,12 @@
  * keeps its P between the calls, and the P's scheduling tick only moves
  * when the thread yields. After a gap of 10 ms the runtime has taken the P
  * back already, and the next call's slow path moves the tick. every_ns is
- * cptdrv.YieldEvery, as the engines use it.
+ * cptdrv.YieldEvery, as the engines use it. The same clock reading paces
+ * the check of the host's signal handlers (sigstack.c).
  */
 #include <stdint.h>
 #include <time.h>
+#include "sigstack.h"
 
 /* the runtime's 10 ms, after which it takes an unused P back */
 #define TAKEN_AFTER_NS 10000000
@@ -22,6 +24,7 @@ int cpt_go_yield_due(int64_t every_ns)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    cpt_go_sigstack_check(now);
     prev = last_call;
     last_call = now;
     if (now - prev >= TAKEN_AFTER_NS) {
