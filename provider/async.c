@@ -84,7 +84,7 @@ struct cpt_notifier *cptprov_async_begin(void)
         /* The reference the wait context takes over on registration. */
         atomic_init(&n->refs, 1);
     }
-    atomic_store_explicit(&n->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&n->state, CPT_NOTIFY_PENDING, memory_order_relaxed);
     n->rc = CPT_ERR;
     n->outl = 0;
     n->st.reason = 0;
@@ -150,21 +150,28 @@ static unsigned test_rand(void)
     return x;
 }
 
+static int notify_done(struct cpt_notifier *n)
+{
+    return atomic_load_explicit(&n->state, memory_order_acquire) == CPT_NOTIFY_DONE;
+}
+
 /*
  * Pause until the device has completed the operation; returns its rc.
  *
- * Each operation consumes exactly its own signal from the eventfd, even when
- * it finds the device already done and need not pause. A count left behind
- * would make the fd readable while the NEXT operation is still in flight,
- * and haproxy takes a readable async fd of a closing connection as "the job
- * is over" and frees the SSL (ssl_async_fd_free): the device would then
- * write into freed memory. The device sets done, then signals: the outcome
- * is in n once done is seen, and the signal is certain to come.
+ * An operation the device finished before this point needs no signal: it
+ * never had to wait (cpt_notifier's state). One that did consumes exactly
+ * its own signal from the eventfd. A count left behind would make the fd
+ * readable while the NEXT operation is still in flight, and haproxy takes
+ * a readable async fd of a closing connection as "the job is over" and
+ * frees the SSL (ssl_async_fd_free): the device would then write into
+ * freed memory. The device sets DONE, then signals: the outcome is in n
+ * once DONE is seen, and the signal is certain to come.
  */
 int cptprov_async_wait(struct cpt_notifier *n)
 {
     struct pollfd pfd = { .fd = n->fd, .events = POLLIN };
     uint64_t v;
+    int pending = CPT_NOTIFY_PENDING;
 
     pthread_once(&test_delay_once, test_delay_init);
     if (test_delay_us > 0)
@@ -173,15 +180,19 @@ int cptprov_async_wait(struct cpt_notifier *n)
     if (n->fd < 0) {
         /* Callback mode: the application resumes the job once its callback
          * ran; a resume before that (or a job that cannot pause) waits. */
-        while (!atomic_load_explicit(&n->done, memory_order_acquire))
+        while (!notify_done(n))
             if (!ASYNC_pause_job())
                 sched_yield();
         return n->rc;
     }
 
-    /* Not done yet (a spurious resume, too): pause. done is read first,
-     * which spares the read that would find the fd empty. */
-    while (!atomic_load_explicit(&n->done, memory_order_acquire)) {
+    /* Done already: nothing was signalled, and nothing is to be read. */
+    if (!atomic_compare_exchange_strong_explicit(
+            &n->state, &pending, CPT_NOTIFY_WAITING, memory_order_acq_rel, memory_order_acquire))
+        return n->rc;
+    /* The device signals from now on. Not done yet (a spurious resume,
+     * too): pause. */
+    while (!notify_done(n)) {
         int registered_now = 0;
 
         if (n->wctx == NULL)

@@ -275,10 +275,20 @@ struct cpt_config {
  * the outcome of the operation in flight. Reference counted because the
  * wait context may be freed (its cleanup drops one reference) while the
  * device still holds another for an operation in flight.
+ *
+ * state says who signals: the device moves it to DONE once the outcome is
+ * in place, and writes the eventfd only if the job had moved it to
+ * WAITING first (it is about to pause or block); a job that finds DONE
+ * instead goes on without a signal to consume. An operation the device
+ * finished before its job waited (a submitter that executed its own
+ * instruction, a fast engine) then costs no eventfd write or read, a
+ * system call each.
  */
+enum { CPT_NOTIFY_PENDING, CPT_NOTIFY_WAITING, CPT_NOTIFY_DONE };
+
 struct cpt_notifier {
     atomic_int refs;
-    atomic_int done;
+    atomic_int state; /* CPT_NOTIFY_* */
     int fd;
     int rc;
     size_t outl;
@@ -301,16 +311,17 @@ static inline void cpt_notifier_put(struct cpt_notifier *n)
     }
 }
 
-/* Called by the device side when the operation is over. */
+/* Called by the device side when the operation is over. The application's
+ * callback hears of every completion, as it always has. */
 static inline void cpt_notifier_complete(struct cpt_notifier *n)
 {
     uint64_t one = 1;
     ssize_t r;
+    int was = atomic_exchange_explicit(&n->state, CPT_NOTIFY_DONE, memory_order_acq_rel);
 
-    atomic_store_explicit(&n->done, 1, memory_order_release);
     if (n->cb != NULL) {
         n->cb(n->cbarg);
-    } else {
+    } else if (was == CPT_NOTIFY_WAITING) {
         do {
             r = write(n->fd, &one, sizeof(one));
         } while (r < 0 && errno == EINTR);
