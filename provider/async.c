@@ -187,8 +187,8 @@ int cptprov_async_wait(struct cpt_notifier *n)
     }
 
     /* Done already: nothing was signalled, and nothing is to be read. */
-    if (!atomic_compare_exchange_strong_explicit(
-            &n->state, &pending, CPT_NOTIFY_WAITING, memory_order_acq_rel, memory_order_acquire))
+    if (!atomic_compare_exchange_strong_explicit(&n->state, &pending, CPT_NOTIFY_WAITING,
+            memory_order_acq_rel, memory_order_acquire))
         return n->rc;
     /* The device signals from now on. Not done yet (a spurious resume,
      * too): pause. */
