@@ -133,7 +133,11 @@ func (r *report) write(dir string) error {
 	} else {
 		w("Debian's nginx (two workers) and haproxy (master-worker, `nbthread 2`, `ssl-mode-async`, in front of a\n")
 		w("plain nginx) with cptprov enabled by `OPENSSL_CONF` against the same server without it, each point\n")
-		w("on a freshly started server after a warm-up, the two sides alternated. Handshakes: `h2load --h1 -c 32`\n")
+		runs := 0
+		for _, p := range r.srv {
+			runs = max(runs, len(p.def))
+		}
+		w("on a freshly started server after a warm-up, the two sides alternated, %d runs each (medians). Handshakes: `h2load --h1 -c 32`\n", runs)
 		w("with `Connection: close`, every request a new TLS connection (no resumption), on the group named;\n")
 		w("bulk: 1 MiB downloads over 4 keep-alive connections. Server CPU is the user and system time of the\n")
 		w("server's processes (master and workers, all their threads) from /proc over the measured run, per\n")
