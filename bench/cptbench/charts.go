@@ -108,7 +108,7 @@ func (r *report) charts(dir string) ([]chart, error) {
 				cp = appendXY(cp, float64(n), q.cpt.median()/1e6)
 			}
 		}
-		if err := plotutil.AddLinePoints(p, "default, synchronous", def, "cptprov", cp); err != nil {
+		if err := plotutil.AddLinePoints(p, "default", def, "cptprov", cp); err != nil {
 			return nil, err
 		}
 		p.X.Tick.Marker = integerTicks(r.cfg.procs)
@@ -135,7 +135,7 @@ func (r *report) charts(dir string) ([]chart, error) {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = integerTicks(r.cfg.sizes)
 		p.Y.Min = 0
-		if err := plotutil.AddLinePoints(p, "default, synchronous", def, "cptprov", cp); err != nil {
+		if err := plotutil.AddLinePoints(p, "default", def, "cptprov", cp); err != nil {
 			return nil, err
 		}
 		if err := save(p, alg+"-sizes.png"); err != nil {

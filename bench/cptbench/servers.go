@@ -158,9 +158,9 @@ func (b *bench) servers(r *report) error {
 }
 
 // serverRuns is how many alternated runs the TLS servers get: at least 5
-// in a full report. A server point on this kind of machine spreads by
-// 10-20% (the clients share its CPUs), five times the 2% margin of issue
-// 20's targets; a median of five rounds moves less than one of three.
+// in a full report. A server point spreads by several times the 2% margin
+// of issue 20's targets where the clients share the server's CPUs; a
+// median of five rounds moves less than one of three.
 func (b *bench) serverRuns() int {
 	if b.cfg.quick {
 		return b.cfg.runs
