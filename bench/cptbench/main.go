@@ -144,6 +144,10 @@ type asyncTarget struct {
 
 func (t asyncTarget) op() string { return pkOp(t.alg) }
 
+// key is the public-key row a target reads: cptprov in 16 jobs, alternated
+// with the default provider's synchronous run.
+func (t asyncTarget) key() pkKey { return pkKey{t.alg, t.op(), 16, 0} }
+
 // asyncTargets is the one list of them: the report's headline, targets and
 // charts, and the calling-thread and phase measurements (opsAlgs) follow it.
 var asyncTargets = []asyncTarget{

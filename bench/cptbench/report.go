@@ -171,7 +171,7 @@ func (r *report) write(dir string) error {
 func (r *report) headline(w func(string, ...any)) {
 	w("| measure | default | cptprov | ratio |\n|---|---:|---:|---:|\n")
 	for _, t := range asyncTargets {
-		if a := r.pk[pkKey{t.alg, t.op(), 16, 0}]; a != nil {
+		if a := r.pk[t.key()]; a != nil {
 			w("| %s %s/s, cptprov in 16 ASYNC jobs vs default synchronous | %.0f | %.0f | %s |\n", t.alg, t.op(), a.def.median(), a.cpt.median(), fmtRatio(ratio(a.cpt, a.def)))
 		}
 		d, c := r.ops[opsKey{t.alg, dflt, 0}], r.ops[opsKey{t.alg, cpt, 16}]
@@ -223,7 +223,7 @@ func (r *report) targets() []target {
 	}
 	for _, c := range asyncTargets {
 		got := math.NaN()
-		if a := r.pk[pkKey{c.alg, c.op(), 16, 0}]; a != nil {
+		if a := r.pk[c.key()]; a != nil {
 			got = ratio(a.cpt, a.def)
 		}
 		add(c.alg+" "+c.op()+", cptprov in 16 ASYNC jobs / default synchronous", c.want, got, r.asyncBound(c))
@@ -272,7 +272,7 @@ func (r *report) asyncBound(t asyncTarget) string {
 			eng = s.engine
 		}
 	}
-	c, d := r.ops[opsKey{t.alg, cpt, 16}], r.pk[pkKey{t.alg, t.op(), 16, 0}]
+	c, d := r.ops[opsKey{t.alg, cpt, 16}], r.pk[t.key()]
 	if c == nil || d == nil || (eng == 0 && len(c.procUs) == 0) {
 		return "the engines share the machine's CPUs with the calling process"
 	}

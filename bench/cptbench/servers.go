@@ -159,9 +159,10 @@ func (b *bench) servers(r *report) error {
 
 // serverRuns is how many alternated runs the TLS servers get: at least 11
 // in a full report. A server point spreads by several times the 2% margin
-// of issue 20's targets where the clients share the server's CPUs, and a
-// median of five still moved by more than that margin from one report to
-// the next (docs/performance.md); a median of eleven is what settled.
+// of issue 20's targets where the clients share the server's CPUs; a
+// median of five moved by more than that margin from one report to the
+// next. Eleven narrow a median's error by a third against five; it still
+// moves by more than the margin (docs/performance.md).
 func (b *bench) serverRuns() int {
 	if b.cfg.quick {
 		return b.cfg.runs
