@@ -137,21 +137,19 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 	cB := C.Bytes(k.N)
 
 	// The halves m1 = c^dP mod p and m2 = c^dQ mod q are independent: both
-	// in one call where libcrypto pairs them (IFMA), otherwise m2 on a
-	// second goroutine while this one computes m1, as a device has engines
-	// to spare for them; either way a lone operation's latency halves.
+	// in one call where libcrypto pairs them (IFMA), otherwise one after
+	// the other on this goroutine. A second goroutine would halve a lone
+	// operation's latency but wakes three or four threads per signature
+	// (spawn, exit, channel close), and under a server's load those
+	// context switches cost more CPU than the parallel half saves; the
+	// engines already run independent operations in parallel.
 	var m1B, m2B []byte
 	var err1, err2 error
 	if len(p) == len(q) && pairedHalves(len(p)) {
 		m1B, m2B, err1 = modExpPairConstTime(cB, dP, p, dQ, q)
 	} else {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			m2B, err2 = modExpConstTime(cB, true, dQ, q)
-		}()
 		m1B, err1 = modExpConstTime(cB, true, dP, p)
-		<-done
+		m2B, err2 = modExpConstTime(cB, true, dQ, q)
 	}
 	if err1 != nil {
 		return nil, err1
