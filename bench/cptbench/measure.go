@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"cptprov/internal/version"
@@ -26,6 +27,7 @@ const (
 type bench struct {
 	cfg       config
 	root, out string
+	mu        sync.Mutex // cmds and seen: servers measured side by side run commands at once
 	cmds      []string
 	seen      map[string]bool
 }
@@ -168,10 +170,12 @@ func (b *bench) run(env []string, name string, args ...string) (string, error) {
 	if len(env) > 0 {
 		shown = strings.Join(env, " ") + " " + shown
 	}
+	b.mu.Lock()
 	if !b.seen[shown] {
 		b.seen[shown] = true
 		b.cmds = append(b.cmds, shown)
 	}
+	b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)

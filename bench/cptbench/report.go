@@ -146,8 +146,14 @@ func (r *report) write(dir string) error {
 		w("| workload | measure | without | with cptprov | ratio | spread |\n|---|---|---:|---:|---:|---:|\n")
 		for _, k := range r.srvKeys() {
 			p := r.srv[k]
-			w("| %s | %s | %.0f | %.0f | %s | ±%.0f%% |\n", k.server, k.what, p.def.median(), p.cpt.median(), fmtRatio(ratio(p.cpt, p.def)), 100*p.cpt.spread())
+			q, sp := r.srvRatio(k)
+			w("| %s | %s | %.0f | %.0f | %s | ±%.0f%% |\n", k.server, k.what, p.def.median(), p.cpt.median(), fmtRatio(q), 100*sp)
 		}
+		w("\nSide by side: the two servers started together and loaded at the same time, each by its own\n")
+		w("`h2load` with the same number of requests, which one starts first alternating; the ratio is the\n")
+		w("median of the runs' ratios and the spread theirs. Alternated runs meet a shared machine at two\n")
+		w("moments whose speeds differ by up to tens of percent; side by side both meet the same one (two\n")
+		w("identical servers measured so differ by 1%% or less), on CPUs that both servers keep busy.\n")
 	}
 	r.writeAttribution(w)
 	r.writeDPDK(w)
@@ -180,12 +186,15 @@ func (r *report) headline(w func(string, ...any)) {
 		}
 	}
 	for _, wl := range workloads {
-		k := serverKey{wl.name, whatHSCPU}
-		if wl.bulk {
-			k.what = whatBulkCPU
-		}
-		if p := r.srv[k]; p != nil {
-			w("| %s: %s | %.0f | %.0f | %s |\n", wl.name, k.what, p.def.median(), p.cpt.median(), fmtRatio(ratio(p.cpt, p.def)))
+		for _, what := range []string{whatHSCPU, whatHSCPUSide} {
+			k := serverKey{wl.name, what}
+			if wl.bulk {
+				k.what = strings.Replace(what, whatHSCPU, whatBulkCPU, 1)
+			}
+			if p := r.srv[k]; p != nil {
+				q, _ := r.srvRatio(k)
+				w("| %s: %s | %.0f | %.0f | %s |\n", wl.name, k.what, p.def.median(), p.cpt.median(), fmtRatio(q))
+			}
 		}
 	}
 	for _, alg := range []string{"aes-256-gcm", "chacha20-poly1305", "aes-128-cbc", "sha256"} {
@@ -231,13 +240,13 @@ func (r *report) targets() []target {
 	// Issue 20: a server with cptprov at most 1.02x the CPU per operation
 	// of the same server without it, and handshakes at least as fast.
 	for _, k := range r.srvKeys() {
-		p := r.srv[k]
+		q, _ := r.srvRatio(k)
 		switch k.what {
 		case whatHandshakes:
-			add(k.server+" handshakes/s, with / without cptprov", 1.0, ratio(p.cpt, p.def), "the provider's own cost per handshake (see server CPU)")
-		case whatHSCPU, whatBulkCPU:
+			add(k.server+" handshakes/s, with / without cptprov", 1.0, q, "the provider's own cost per handshake (see server CPU)")
+		case whatHSCPU, whatBulkCPU, whatHSCPUSide, whatBulkCPUSide:
 			t = append(t, target{what: k.server + " " + k.what + ", with / without cptprov", want: 1.02, atMost: true,
-				got: ratio(p.cpt, p.def), why: "the provider's own cost per operation: glue, calls into Go, hand-offs"})
+				got: q, why: "the provider's own cost per operation: glue, calls into Go, hand-offs"})
 		}
 	}
 	for _, k := range r.dpdkKeys() {
@@ -347,6 +356,17 @@ func (r *report) symKeys(keep func(symKey) bool) []symKey {
 	return ks
 }
 
+// srvRatio is a server point's ratio, with / without cptprov, and its
+// spread: of the medians for alternated runs, of the pairs' ratios for
+// side-by-side ones.
+func (r *report) srvRatio(k serverKey) (q, spread float64) {
+	p := r.srv[k]
+	if strings.HasSuffix(k.what, sideSuffix) {
+		return pairedRatio(p.cpt, p.def)
+	}
+	return ratio(p.cpt, p.def), p.cpt.spread()
+}
+
 func (r *report) srvKeys() []serverKey {
 	var ks []serverKey
 	for k := range r.srv {
@@ -356,10 +376,16 @@ func (r *report) srvKeys() []serverKey {
 	rank := func(k serverKey) int {
 		for i, wl := range workloads {
 			if wl.name == k.server {
-				return 2*i + map[bool]int{true: 1, false: 0}[strings.HasPrefix(k.what, "server CPU")]
+				switch {
+				case strings.HasSuffix(k.what, sideSuffix):
+					return 3*i + 2
+				case strings.HasPrefix(k.what, "server CPU"):
+					return 3*i + 1
+				}
+				return 3 * i
 			}
 		}
-		return 2 * len(workloads)
+		return 3 * len(workloads)
 	}
 	sort.Slice(ks, func(i, j int) bool {
 		if ri, rj := rank(ks[i]), rank(ks[j]); ri != rj {

@@ -26,6 +26,11 @@ const (
 	whatHSCPU      = "server CPU µs per handshake"
 	whatBulk       = "MiB/s"
 	whatBulkCPU    = "server CPU µs per MiB"
+	// The same, the two servers loaded at the same time (sideBySide); a
+	// point's runs are pairs, and its ratio the median of theirs.
+	sideSuffix      = ", side by side"
+	whatHSCPUSide   = whatHSCPU + sideSuffix
+	whatBulkCPUSide = whatBulkCPU + sideSuffix
 )
 
 // A workload is a server and a load as users run them (issue 20): h2load
@@ -109,7 +114,7 @@ func (b *bench) serverSetup(r *report, step string) (f serverFiles, done func(),
 	if f.backend, err = freePort(); err != nil {
 		return fail(err)
 	}
-	backend, err := b.startServer(f, workload{name: "backend", server: "backend", cert: "rsa"}, "OPENSSL_CONF=/dev/null", f.backend)
+	backend, err := b.startServer(f, workload{name: "backend", server: "backend", cert: "rsa"}, "OPENSSL_CONF=/dev/null", f.backend, "")
 	if err != nil {
 		return fail(err)
 	}
@@ -154,7 +159,32 @@ func (b *bench) servers(r *report) error {
 			}
 		}
 	}
+	for i := 0; i < b.sideRuns(); i++ {
+		for _, wl := range workloads {
+			def, cptv, err := b.sideBySide(f, wl, i%2 == 1)
+			if err != nil {
+				r.notes = append(r.notes, fmt.Sprintf("TLS servers side by side: %s, run %d: %v", wl.name, i+1, err))
+				continue
+			}
+			what := whatHSCPUSide
+			if wl.bulk {
+				what = whatBulkCPUSide
+			}
+			p := getPair(r.srv, serverKey{wl.name, what})
+			p.add(dflt, def)
+			p.add(cpt, cptv)
+		}
+	}
 	return nil
+}
+
+// sideRuns is how many side-by-side runs each workload gets: their
+// ratios spread by a few percent where alternated runs spread by tens.
+func (b *bench) sideRuns() int {
+	if b.cfg.quick {
+		return 1
+	}
+	return max(b.cfg.runs, 7)
 }
 
 // serverRuns is how many alternated runs the TLS servers get: at least 11
@@ -200,15 +230,37 @@ func (b *bench) loadServer(f serverFiles, wl workload, env string) (float64, flo
 // which loads it with h2load for about the step's seconds and returns the
 // requests done and the seconds they took.
 func (b *bench) underLoad(f serverFiles, wl workload, env string, measure func(running, func() (float64, float64, error)) error) error {
+	l, err := b.startLoaded(f, wl, env, "")
+	if err != nil {
+		return err
+	}
+	defer l.srv.Stop()
+	return measure(l.srv, func() (float64, float64, error) { return l.run(l.count) })
+}
+
+// loaded is a started and warmed-up server, and the load users put on it.
+type loaded struct {
+	srv running
+	// count is a number of requests that lasts about three times the
+	// step's seconds at the warm-up's rate: h2load's timed mode (-D) does
+	// not end when the server closes each connection (nghttp2 1.52).
+	count int
+	// run loads the server with h2load for count requests and returns
+	// the requests done and the seconds they took.
+	run func(count int) (float64, float64, error)
+}
+
+// startLoaded starts wl's server (tag keeps its files apart from another
+// instance's) and warms it up.
+func (b *bench) startLoaded(f serverFiles, wl workload, env, tag string) (loaded, error) {
 	port, err := freePort()
 	if err != nil {
-		return err
+		return loaded{}, err
 	}
-	srv, err := b.startServer(f, wl, env, port)
+	srv, err := b.startServer(f, wl, env, port, tag)
 	if err != nil {
-		return err
+		return loaded{}, err
 	}
-	defer srv.Stop()
 	secs := b.cfg.seconds * 3
 	path, args := "/small", []string{"-c", "32", "-H", "Connection: close"}
 	if wl.bulk {
@@ -222,21 +274,79 @@ func (b *bench) underLoad(f serverFiles, wl workload, env string, measure func(r
 		args = append(args, "--tls13-ciphers", "TLS_AES_256_GCM_SHA384")
 	}
 	url := fmt.Sprintf("https://127.0.0.1:%d%s", port, path)
+	run := func(count int) (float64, float64, error) {
+		return b.h2load(append(append([]string{"-n", strconv.Itoa(count)}, args...), url))
+	}
 	warm := 32 * 8
 	if wl.bulk {
 		warm = 4 * 8
 	}
-	n, el, err := b.h2load(append(append([]string{"-n", strconv.Itoa(warm)}, args...), url))
+	n, el, err := run(warm)
 	if err != nil {
-		return fmt.Errorf("warm-up: %w", err)
+		srv.Stop()
+		return loaded{}, fmt.Errorf("warm-up: %w", err)
 	}
-	// A count of requests that lasts about secs at the warm-up's rate:
-	// h2load's timed mode (-D) does not end when the server closes each
-	// connection (nghttp2 1.52).
-	count := max(warm, int(float64(secs)*n/el))
-	return measure(srv, func() (float64, float64, error) {
-		return b.h2load(append(append([]string{"-n", strconv.Itoa(count)}, args...), url))
-	})
+	return loaded{srv: srv, count: max(warm, int(float64(secs)*n/el)), run: run}, nil
+}
+
+// sideBySide loads wl's server without cptprov and the same server with
+// it at the same time, each with its own h2load, and returns each one's
+// CPU per handshake or MiB. Alternated runs compare two moments of a
+// shared machine whose speed moves by 10-30% from one to the next; side by
+// side, both servers meet the same moment, and the ratio of two identical
+// servers measured this way stays within 1%. Both servers compete for the
+// same two CPUs, as the processes of a loaded machine do. Which one starts
+// first alternates with cptFirst.
+func (b *bench) sideBySide(f serverFiles, wl workload, cptFirst bool) (def, cptv float64, err error) {
+	provs := []string{dflt, cpt}
+	if cptFirst {
+		provs = []string{cpt, dflt}
+	}
+	ls := map[string]loaded{}
+	for _, prov := range provs {
+		env := "OPENSSL_CONF=/dev/null"
+		if prov == cpt {
+			env = "OPENSSL_CONF=" + f.conf
+		}
+		l, err := b.startLoaded(f, wl, env, "-"+prov)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer l.srv.Stop()
+		ls[prov] = l
+	}
+	count := min(ls[dflt].count, ls[cpt].count)
+	type result struct {
+		prov   string
+		cpuPer float64
+		err    error
+	}
+	done := make(chan result, len(provs))
+	for _, prov := range provs {
+		go func(prov string, l loaded) {
+			before, err := treeCPU(l.srv.pid)
+			if err != nil {
+				done <- result{prov, 0, err}
+				return
+			}
+			n, _, err := l.run(count)
+			if err != nil {
+				done <- result{prov, 0, err}
+				return
+			}
+			after, err := treeCPU(l.srv.pid)
+			done <- result{prov, (after - before).Seconds() * 1e6 / n, err}
+		}(prov, ls[prov])
+	}
+	got := map[string]float64{}
+	for range provs {
+		r := <-done
+		if r.err != nil {
+			err = r.err
+		}
+		got[r.prov] = r.cpuPer
+	}
+	return got[dflt], got[cpt], err
 }
 
 // h2load runs h2load with args and returns the requests that succeeded and
@@ -356,10 +466,10 @@ func (s running) Stop() { s.stop() }
 // startServer starts wl's TLS nginx (two workers), haproxy (master-worker,
 // nbthread 2, ssl-mode-async, in front of the backend) or the backend (a
 // plain HTTP nginx).
-func (b *bench) startServer(f serverFiles, wl workload, env string, port int) (running, error) {
+func (b *bench) startServer(f serverFiles, wl workload, env string, port int, tag string) (running, error) {
 	name, dir, www := wl.server, f.dir, f.www
 	crt, key, pem, backend := f.crt[wl.cert], f.key[wl.cert], f.pem[wl.cert], f.backend
-	pidf := filepath.Join(dir, name+".pid")
+	pidf := filepath.Join(dir, name+tag+".pid")
 	os.Remove(pidf)
 	var cmd []string
 	switch name {
@@ -381,8 +491,8 @@ http { access_log off; client_body_temp_path %[2]s/tmp-body; proxy_temp_path %[2
   fastcgi_temp_path %[2]s/tmp-fcgi; uwsgi_temp_path %[2]s/tmp-uwsgi; scgi_temp_path %[2]s/tmp-scgi;
   keepalive_requests 1000000; ssl_session_cache off; ssl_session_tickets off;
   server { %[5]s root %[6]s; } }
-`, pidf, dir, name, user, srv, www)
-		path := filepath.Join(dir, name+".conf")
+`, pidf, dir, name+tag, user, srv, www)
+		path := filepath.Join(dir, name+tag+".conf")
 		os.WriteFile(path, []byte(cfg), 0o644)
 		cmd = []string{"nginx", "-c", path, "-p", dir}
 	case "haproxy":
@@ -401,7 +511,7 @@ frontend tls
 backend files
     server local 127.0.0.1:%d
 `, pidf, port, pem, backend)
-		path := filepath.Join(dir, "haproxy.cfg")
+		path := filepath.Join(dir, "haproxy"+tag+".cfg")
 		os.WriteFile(path, []byte(cfg), 0o644)
 		cmd = []string{"haproxy", "-W", "-D", "-f", path}
 	}

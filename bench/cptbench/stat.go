@@ -48,3 +48,15 @@ func ratio(a, b point) float64 {
 	}
 	return a.median() / d
 }
+
+// pairedRatio is the median of a's runs over b's, run by run, for points
+// whose runs are pairs measured at the same moment; spread is theirs.
+func pairedRatio(a, b point) (ratio, spread float64) {
+	var rs point
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if b[i] != 0 {
+			rs = append(rs, a[i]/b[i])
+		}
+	}
+	return rs.median(), rs.spread()
+}
