@@ -392,9 +392,14 @@ func (b *bench) threadCPU(r *report) error {
 	return nil
 }
 
-// opensslConf loads cptprov with a stats_dir and prefers it; keys are more
-// lines of its section.
+// opensslConf loads cptprov, with a stats_dir unless statsDir is empty,
+// and prefers it; keys are more lines of its section. (An empty stats_dir
+// is a bad value: cptprov refuses to activate, and OpenSSL goes on
+// without it.)
 func opensslConf(root, statsDir string, keys ...string) string {
+	if statsDir != "" {
+		keys = append([]string{"stats_dir = " + statsDir}, keys...)
+	}
 	return fmt.Sprintf(`openssl_conf = openssl_init
 [openssl_init]
 providers = provider_sect
@@ -407,10 +412,9 @@ activate = 1
 [cptprov_sect]
 module = %s
 activate = 1
-stats_dir = %s
 %s[algorithm_sect]
 default_properties = ?provider=cptprov
-`, filepath.Join(root, "build", "cptprov.so"), statsDir, strings.Join(append(keys, ""), "\n"))
+`, filepath.Join(root, "build", "cptprov.so"), strings.Join(append(keys, ""), "\n"))
 }
 
 // environment describes the machine and the software measured.

@@ -143,7 +143,7 @@ func (b *bench) servers(r *report) error {
 				if prov == cpt {
 					env = "OPENSSL_CONF=" + f.conf
 				}
-				rate, cpuPer, err := b.loadServer(f, wl, env)
+				rate, cpuPer, err := b.loadServer(f, wl, env, prov == cpt)
 				if err != nil {
 					// One failed point (a crashed worker, say) is a finding:
 					// recorded, and the other points still measured.
@@ -203,7 +203,7 @@ func (b *bench) serverRuns() int {
 // loadServer starts wl's server, warms it up and measures it (measure):
 // the rate (handshakes or MiB per second) and the CPU its processes spent
 // per handshake or MiB.
-func (b *bench) loadServer(f serverFiles, wl workload, env string) (float64, float64, error) {
+func (b *bench) loadServer(f serverFiles, wl workload, env string, withCpt bool) (float64, float64, error) {
 	var rate, cpuPer float64
 	err := b.underLoad(f, wl, env, func(srv running, run func() (float64, float64, error)) error {
 		before, err := treeCPU(srv.pid)
@@ -217,6 +217,11 @@ func (b *bench) loadServer(f serverFiles, wl workload, env string) (float64, flo
 		after, err := treeCPU(srv.pid)
 		if err != nil {
 			return err
+		}
+		if withCpt {
+			if err := cptprovRan(srv); err != nil {
+				return err
+			}
 		}
 		// A request is a handshake, or a MiB of the bulk download.
 		rate, cpuPer = n/el, (after-before).Seconds()*1e6/n
@@ -335,6 +340,9 @@ func (b *bench) sideBySide(f serverFiles, wl workload, cptFirst bool) (def, cptv
 				return
 			}
 			after, err := treeCPU(l.srv.pid)
+			if err == nil && prov == cpt {
+				err = cptprovRan(l.srv)
+			}
 			done <- result{prov, (after - before).Seconds() * 1e6 / n, err}
 		}(prov, ls[prov])
 	}
@@ -347,6 +355,29 @@ func (b *bench) sideBySide(f serverFiles, wl workload, cptFirst bool) (def, cptv
 		got[r.prov] = r.cpuPer
 	}
 	return got[dflt], got[cpt], err
+}
+
+// cptprovRan checks that every worker of a server meant to run with
+// cptprov started cptprov's Go half, as it does at its first operation on
+// the device. A cptprov that refuses to activate (a bad key in its
+// section) leaves OpenSSL running on the default provider alone, without
+// a word to the server: until 2026-12-06 the servers "with cptprov" of
+// every report ran so, on an empty stats_dir.
+func cptprovRan(srv running) error {
+	workers := children(srv.pid)
+	if len(workers) == 0 {
+		return fmt.Errorf("no workers under %d", srv.pid)
+	}
+	for _, w := range workers {
+		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", w))
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(maps), "/libcptgo.so") {
+			return fmt.Errorf("worker %d of the server with cptprov never started cptprov (no libcptgo.so in its maps): cptprov did not activate", w)
+		}
+	}
+	return nil
 }
 
 // h2load runs h2load with args and returns the requests that succeeded and
