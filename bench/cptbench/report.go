@@ -149,11 +149,13 @@ func (r *report) write(dir string) error {
 			q, sp := r.srvRatio(k)
 			w("| %s | %s | %.0f | %.0f | %s | ±%.0f%% |\n", k.server, k.what, p.def.median(), p.cpt.median(), fmtRatio(q), 100*sp)
 		}
-		w("\nSide by side: the two servers started together and loaded at the same time, each by its own\n")
-		w("`h2load` with the same number of requests, which one starts first alternating; the ratio is the\n")
-		w("median of the runs' ratios and the spread theirs. Alternated runs meet a shared machine at two\n")
-		w("moments whose speeds differ by up to tens of percent; side by side both meet the same one (two\n")
-		w("identical servers measured so differ by 1%% or less), on CPUs that both servers keep busy.\n")
+		if r.hasSide() {
+			w("\nSide by side: the two servers started together and loaded at the same time, each by its own\n")
+			w("`h2load` with the same number of requests, which one starts first alternating; the ratio is the\n")
+			w("median of the runs' ratios and the spread theirs. Alternated runs meet a shared machine at two\n")
+			w("moments whose speeds differ by up to tens of percent; side by side both meet the same one (two\n")
+			w("identical servers measured so differ by 1%% or less), on CPUs that both servers keep busy.\n")
+		}
 	}
 	r.writeAttribution(w)
 	r.writeDPDK(w)
@@ -365,6 +367,16 @@ func (r *report) srvRatio(k serverKey) (q, spread float64) {
 		return pairedRatio(p.cpt, p.def)
 	}
 	return ratio(p.cpt, p.def), p.cpt.spread()
+}
+
+// hasSide reports whether any server point was measured side by side.
+func (r *report) hasSide() bool {
+	for k := range r.srv {
+		if strings.HasSuffix(k.what, sideSuffix) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *report) srvKeys() []serverKey {
