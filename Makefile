@@ -240,7 +240,7 @@ deb: | $(BUILD)
 bench: all $(BUILD)/bench_ops $(BUILD)/cptbench $(if $(DPDK_SHIM),$(BUILD)/bench_dpdkdev)
 	$(BUILD)/cptbench
 
-# The same, short and on a subset (under two minutes): make test runs it
+# The same, short and on a subset (about three minutes): make test runs it
 # and checks that the report and charts come out whole.
 bench-quick: all $(BUILD)/bench_ops $(BUILD)/cptbench $(if $(DPDK_SHIM),$(BUILD)/bench_dpdkdev)
 	rm -rf $(BUILD)/bench-quick

@@ -42,7 +42,7 @@ type config struct {
 }
 
 func main() {
-	quick := flag.Bool("quick", false, "short durations and a subset (a smoke test: under two minutes)")
+	quick := flag.Bool("quick", false, "short durations and a subset (a smoke test: about three minutes)")
 	runs := flag.Int("runs", 3, "runs per point (the report shows their median and spread)")
 	out := flag.String("out", "", "output directory (default bench/results/<date>-<host>)")
 	check := flag.String("check", "", "verify the report and charts in this directory and exit")
