@@ -139,11 +139,7 @@ func (b *bench) servers(r *report) error {
 				provs = []string{cpt, dflt}
 			}
 			for _, prov := range provs {
-				env := "OPENSSL_CONF=/dev/null"
-				if prov == cpt {
-					env = "OPENSSL_CONF=" + f.conf
-				}
-				rate, cpuPer, err := b.loadServer(f, wl, env, prov == cpt)
+				rate, cpuPer, err := b.loadServer(f, wl, prov)
 				if err != nil {
 					// One failed point (a crashed worker, say) is a finding:
 					// recorded, and the other points still measured.
@@ -200,34 +196,48 @@ func (b *bench) serverRuns() int {
 	return max(b.cfg.runs, 11)
 }
 
-// loadServer starts wl's server, warms it up and measures it (measure):
+// env is the environment that runs a server through prov: cptprov's
+// openssl.cnf, or none.
+func (f serverFiles) env(prov string) string {
+	if prov == cpt {
+		return "OPENSSL_CONF=" + f.conf
+	}
+	return "OPENSSL_CONF=/dev/null"
+}
+
+// loadServer starts wl's server through prov, warms it up and measures it:
 // the rate (handshakes or MiB per second) and the CPU its processes spent
 // per handshake or MiB.
-func (b *bench) loadServer(f serverFiles, wl workload, env string, withCpt bool) (float64, float64, error) {
+func (b *bench) loadServer(f serverFiles, wl workload, prov string) (float64, float64, error) {
 	var rate, cpuPer float64
-	err := b.underLoad(f, wl, env, func(srv running, run func() (float64, float64, error)) error {
-		before, err := treeCPU(srv.pid)
-		if err != nil {
-			return err
-		}
-		n, el, err := run()
-		if err != nil {
-			return err
-		}
-		after, err := treeCPU(srv.pid)
-		if err != nil {
-			return err
-		}
-		if withCpt {
-			if err := cptprovRan(srv); err != nil {
-				return err
-			}
-		}
-		// A request is a handshake, or a MiB of the bulk download.
-		rate, cpuPer = n/el, (after-before).Seconds()*1e6/n
-		return nil
+	err := b.underLoad(f, wl, f.env(prov), func(srv running, run func() (float64, float64, error)) error {
+		n, el, c, err := serverCPU(srv, prov, run)
+		rate, cpuPer = n/el, c
+		return err
 	})
 	return rate, cpuPer, err
+}
+
+// serverCPU runs a load on srv and returns what run returns (the requests
+// done and the seconds they took) and the CPU the server's processes spent
+// per request (a request is a handshake, or a MiB of the bulk download).
+// A server through cptprov must have started it in every worker.
+func serverCPU(srv running, prov string, run func() (float64, float64, error)) (n, el, cpuPer float64, err error) {
+	before, err := treeCPU(srv.pid)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if n, el, err = run(); err != nil {
+		return 0, 0, 0, err
+	}
+	after, err := treeCPU(srv.pid)
+	if err == nil && prov == cpt {
+		err = cptprovRan(srv)
+	}
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return n, el, (after - before).Seconds() * 1e6 / n, nil
 }
 
 // underLoad starts wl's server and warms it up (its workers load the
@@ -298,8 +308,9 @@ func (b *bench) startLoaded(f serverFiles, wl workload, env, tag string) (loaded
 // it at the same time, each with its own h2load, and returns each one's
 // CPU per handshake or MiB. Alternated runs compare two moments of a
 // shared machine whose speed moves by 10-30% from one to the next; side by
-// side, both servers meet the same moment, and the ratio of two identical
-// servers measured this way stays within 1%. Both servers compete for the
+// side, both servers meet the same moment: two identical stock nginx
+// servers measured this way came within 1% of each other (two cptprov
+// haproxy within 10%, its own noise). Both servers compete for the
 // same two CPUs, as the processes of a loaded machine do. Which one starts
 // first alternates with cptFirst.
 func (b *bench) sideBySide(f serverFiles, wl workload, cptFirst bool) (def, cptv float64, err error) {
@@ -309,11 +320,7 @@ func (b *bench) sideBySide(f serverFiles, wl workload, cptFirst bool) (def, cptv
 	}
 	ls := map[string]loaded{}
 	for _, prov := range provs {
-		env := "OPENSSL_CONF=/dev/null"
-		if prov == cpt {
-			env = "OPENSSL_CONF=" + f.conf
-		}
-		l, err := b.startLoaded(f, wl, env, "-"+prov)
+		l, err := b.startLoaded(f, wl, f.env(prov), "-"+prov)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -329,21 +336,8 @@ func (b *bench) sideBySide(f serverFiles, wl workload, cptFirst bool) (def, cptv
 	done := make(chan result, len(provs))
 	for _, prov := range provs {
 		go func(prov string, l loaded) {
-			before, err := treeCPU(l.srv.pid)
-			if err != nil {
-				done <- result{prov, 0, err}
-				return
-			}
-			n, _, err := l.run(count)
-			if err != nil {
-				done <- result{prov, 0, err}
-				return
-			}
-			after, err := treeCPU(l.srv.pid)
-			if err == nil && prov == cpt {
-				err = cptprovRan(l.srv)
-			}
-			done <- result{prov, (after - before).Seconds() * 1e6 / n, err}
+			_, _, c, err := serverCPU(l.srv, prov, func() (float64, float64, error) { return l.run(count) })
+			done <- result{prov, c, err}
 		}(prov, ls[prov])
 	}
 	got := map[string]float64{}
