@@ -395,3 +395,70 @@ func TestResetsDoNotOpenTheCircuit(t *testing.T) {
 	q.Close()
 	d.close()
 }
+
+// The watchdog takes back only instructions queued for longer than the
+// timeout. A slot an asynchronous submitter has just taken, not yet bound
+// to its instruction, is none of them, even on its first use, when its
+// claim and tick are still zero: taking it computed whatever the slot held
+// before (a zero instruction, or one half copied) and delivered that to
+// the submitter (seen once in CI: an AES-GCM update completed with
+// CompBadInst). Here the clock is far ahead of every fresh slot's tick and
+// the watchdog scans without pause while submitters take fresh slots; a
+// queued instruction never waits long enough to expire.
+func TestWatchdogSparesFreshSlots(t *testing.T) {
+	d := newFlakyDevice(2, func(uint64) uint8 { return CompGood })
+	defer d.close()
+	sw := &soft{}
+	const depth, n = 4096, 4000
+	q, err := NewQueue(d, QueueConfig{Group: GroupSE, Depth: depth, Timeout: time.Hour,
+		Policy: Policy{Software: sw, Threshold: 1 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	q.tick.Store(1 << 20)
+	stop := make(chan struct{})
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				q.watch(q.tick.Load())
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	var bad atomic.Uint64
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var done sync.WaitGroup
+			for i := w; i < n; i += 4 {
+				inst := Instruction{Op: Op(MajorNOP, MinorNone), DLen: uint32(i)}
+				done.Add(1)
+				err := q.TrySubmit(&inst, func(r Result) {
+					if r.CompCode != CompGood || r.RLen != uint32(i)+1 || r.Flags&FlagSoftware != 0 {
+						bad.Add(1)
+					}
+					done.Done()
+				})
+				if err != nil {
+					t.Errorf("request %d: %v", i, err)
+					done.Done()
+				}
+			}
+			done.Wait()
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-scanned
+	if st := q.Stats(); bad.Load() != 0 || st.Timeouts != 0 || sw.computed.Load() != 0 {
+		t.Fatalf("%d of %d requests completed with another instruction's result; timeouts %d, computed in software %d",
+			bad.Load(), n, st.Timeouts, sw.computed.Load())
+	}
+}

@@ -192,6 +192,8 @@ func NewQueue(b Backend, cfg QueueConfig) (*Queue, error) {
 	q.assist, _ = b.(Assister)
 	for i := range q.reqs {
 		q.reqs[i].done = make(chan struct{}, 1)
+		// Never queued: no claim for an engine or the watchdog to take.
+		q.reqs[i].claim.Store(claimStarted)
 		q.free.push(uint32(i))
 	}
 	if err := b.Attach(q); err == ErrAbsent && q.policy.Software != nil {
@@ -279,11 +281,6 @@ func (q *Queue) bind(id uint32, inst *Instruction) {
 	r.inst = *inst
 	r.tick.Store(q.tick.Load())
 	r.claim.Store(uint64(gen)<<32 | claimQueued)
-}
-
-func (q *Queue) enqueue(id uint32, inst *Instruction) {
-	q.prepare(id, inst)
-	q.push(id, inst)
 }
 
 func (q *Queue) push(id uint32, inst *Instruction) {
@@ -396,17 +393,20 @@ func (q *Queue) trySubmit(inst *Instruction, done Completion, help bool) error {
 		}
 		return err
 	}
+	// Bound to its instruction (claim, tick, the copy kept) before it is
+	// marked asynchronous: the watchdog takes back reqAsync requests, and
+	// would otherwise see the slot's previous claim and tick, or none.
+	q.prepare(id, inst)
 	r := &q.reqs[id]
 	r.cb = done
 	r.state.Store(reqAsync)
 	if help && q.helps(inst) {
 		// done runs before trySubmit returns: the job it completes does
 		// not pause.
-		q.prepare(id, inst)
 		q.executeHere(id, inst)
 		return nil
 	}
-	q.enqueue(id, inst)
+	q.push(id, inst)
 	q.backend.Doorbell(q)
 	return nil
 }
@@ -587,7 +587,7 @@ func (q *Queue) wait(id uint32) (Result, error) {
 		}
 		wait := time.Until(deadline)
 		if wait <= 0 {
-			if gen, ok := q.expire(id); ok {
+			if gen, ok := q.expire(id, r.claim.Load()); ok {
 				// Stale from now on, should the instruction ever surface.
 				r.gen.CompareAndSwap(gen, gen+1)
 				q.expired()
@@ -629,11 +629,12 @@ func (q *Queue) wait(id uint32) (Result, error) {
 	return out, nil
 }
 
-// expire takes the instruction in slot id back from the queue if no engine
-// has started it; it returns the generation it was queued under.
-func (q *Queue) expire(id uint32) (uint32, bool) {
+// expire takes the instruction in slot id back from the queue if its claim
+// is still c, queued, and no engine has started it; it returns the
+// generation it was queued under. The watchdog passes the claim it judged
+// old: by the time it expires it, the slot may hold a newer request.
+func (q *Queue) expire(id uint32, c uint64) (uint32, bool) {
 	r := &q.reqs[id]
-	c := r.claim.Load()
 	if c&claimStateMask != claimQueued {
 		return 0, false
 	}
@@ -788,10 +789,13 @@ func (q *Queue) startWatchdog() {
 func (q *Queue) watch(now uint32) {
 	for i := range q.reqs {
 		id, r := uint32(i), &q.reqs[i]
-		if r.state.Load() != reqAsync || r.claim.Load()&claimStateMask != claimQueued || now-r.tick.Load() <= q.expiry {
+		// The claim before the tick: bind stores them in the other order,
+		// so the tick is never older than the claim's request.
+		c := r.claim.Load()
+		if r.state.Load() != reqAsync || c&claimStateMask != claimQueued || now-r.tick.Load() <= q.expiry {
 			continue
 		}
-		gen, ok := q.expire(id)
+		gen, ok := q.expire(id, c)
 		if !ok {
 			continue
 		}
