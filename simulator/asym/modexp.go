@@ -144,18 +144,13 @@ func ModExpCRT(c, p, q, dP, dQ, qInv []byte) ([]byte, error) {
 	// context switches cost more CPU than the parallel half saves; the
 	// engines already run independent operations in parallel.
 	var m1B, m2B []byte
-	var err1, err2 error
 	if len(p) == len(q) && pairedHalves(len(p)) {
-		m1B, m2B, err1 = modExpPairConstTime(cB, dP, p, dQ, q)
-	} else {
-		m1B, err1 = modExpConstTime(cB, true, dP, p)
-		m2B, err2 = modExpConstTime(cB, true, dQ, q)
+		m1B, m2B, err = modExpPairConstTime(cB, dP, p, dQ, q)
+	} else if m1B, err = modExpConstTime(cB, true, dP, p); err == nil {
+		m2B, err = modExpConstTime(cB, true, dQ, q)
 	}
-	if err1 != nil {
-		return nil, err1
-	}
-	if err2 != nil {
-		return nil, err2
+	if err != nil {
+		return nil, err
 	}
 	return k.combine(m1B, m2B)
 }
