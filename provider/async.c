@@ -73,14 +73,13 @@ struct cpt_notifier *cptprov_async_begin(void)
     } else if (ASYNC_WAIT_CTX_get_fd(wctx, cpt_async_key, &fd, &custom) && custom != NULL) {
         n = custom;
     } else {
+        /* Its eventfd comes with the first pause (notifier_fd): most
+         * operations finish before their job would pause, and an fd made
+         * for them was two system calls for nothing. */
         n = calloc(1, sizeof(*n));
         if (n == NULL)
             return NULL;
-        n->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        if (n->fd < 0) {
-            free(n);
-            return NULL;
-        }
+        n->fd = -1;
         /* The reference the wait context takes over on registration. */
         atomic_init(&n->refs, 1);
     }
@@ -91,6 +90,15 @@ struct cpt_notifier *cptprov_async_begin(void)
     n->st.msg[0] = '\0';
     atomic_fetch_add_explicit(&n->refs, 1, memory_order_relaxed);
     return n;
+}
+
+/* Gives n the eventfd the device signals once the job waits; 0 when the
+ * process has none to give. */
+static int notifier_fd(struct cpt_notifier *n)
+{
+    if (n->fd < 0)
+        n->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    return n->fd >= 0;
 }
 
 /* Registers n's fd with the current job's wait context before a pause. */
@@ -169,7 +177,7 @@ static int notify_done(struct cpt_notifier *n)
  */
 int cptprov_async_wait(struct cpt_notifier *n)
 {
-    struct pollfd pfd = { .fd = n->fd, .events = POLLIN };
+    struct pollfd pfd = { .fd = -1, .events = POLLIN };
     uint64_t v;
     int pending = CPT_NOTIFY_PENDING;
 
@@ -177,7 +185,7 @@ int cptprov_async_wait(struct cpt_notifier *n)
     if (test_delay_us > 0)
         usleep((useconds_t)(test_rand() % (unsigned)test_delay_us));
 
-    if (n->fd < 0) {
+    if (n->cb != NULL) {
         /* Callback mode: the application resumes the job once its callback
          * ran; a resume before that (or a job that cannot pause) waits. */
         while (!notify_done(n))
@@ -185,6 +193,14 @@ int cptprov_async_wait(struct cpt_notifier *n)
                 sched_yield();
         return n->rc;
     }
+    if (!notifier_fd(n)) {
+        /* No fd to wait on (out of descriptors): the device does not
+         * signal a PENDING notifier, so wait for DONE without one. */
+        while (!notify_done(n))
+            sched_yield();
+        return n->rc;
+    }
+    pfd.fd = n->fd;
 
     /* Done already: nothing was signalled, and nothing is to be read. */
     if (!atomic_compare_exchange_strong_explicit(&n->state, &pending, CPT_NOTIFY_WAITING,

@@ -289,12 +289,12 @@ enum { CPT_NOTIFY_PENDING, CPT_NOTIFY_WAITING, CPT_NOTIFY_DONE };
 struct cpt_notifier {
     atomic_int refs;
     atomic_int state; /* CPT_NOTIFY_* */
-    int fd;
+    int fd; /* the eventfd: -1 until the job first has to wait */
     int rc;
     size_t outl;
     struct cpt_status st;
     /* The application's wait-context callback (OpenSSL's ASYNC callback
-     * mode), called instead of signalling fd (-1 then). */
+     * mode), called instead of signalling fd (-1 for good then). */
     int (*cb)(void *);
     void *cbarg;
     /* C side only (after the fields the device uses): the wait context the
