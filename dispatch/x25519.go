@@ -25,6 +25,14 @@ type x25519Key struct {
 	priv [x25519Len]byte
 }
 
+// The C side reads and writes the key's public part (struct
+// cpt_x25519_key): golib checks these against it when it builds.
+const (
+	X25519KeySize    = unsafe.Sizeof(x25519Key{})
+	X25519PubOffset  = unsafe.Offsetof(x25519Key{}.pub)
+	X25519PrivOffset = unsafe.Offsetof(x25519Key{}.priv)
+)
+
 // A key fits an operand slot (Validate recomputes one there).
 var _ [scratchSlot - unsafe.Sizeof(x25519Key{})]byte
 

@@ -102,6 +102,18 @@ struct cpt_key_head {
 #define CPT_KEY_HAS_PRIVATE 2
 #define CPT_KEY_HAS_DOMAIN 4
 
+/*
+ * An X25519 key's state (dispatch.x25519Key). The C side answers from it
+ * what libssl asks around every TLS key share (the public key's bytes, the
+ * peer's public key set, its public check), each otherwise a call into Go.
+ */
+#define CPT_X25519_LEN 32
+struct cpt_x25519_key {
+    struct cpt_key_head head;
+    unsigned char pub[CPT_X25519_LEN];
+    unsigned char priv[CPT_X25519_LEN];
+};
+
 /* Bytes of Go-owned state in key objects and key-generation contexts. */
 #define CPT_KEY_STATE_SIZE 256
 #define CPT_KEY_STATE_SIZE_RSA 4864

@@ -229,6 +229,21 @@ struct cptprov_key {
     unsigned char state[] __attribute__((aligned(16)));
 };
 int cptprov_key_type_id(const struct cptprov_key *k);
+/*
+ * What a key type answers in C, without a call into Go: each function
+ * returns 1 when it answered, -1 when Go must (anything unusual, and every
+ * error, whose reason Go raises). no_domain: the type has no domain
+ * parameters, so a generation without key material makes an empty key and
+ * a template gives nothing.
+ */
+struct cptprov_key_local {
+    int (*get_params)(const struct cptprov_key *k, OSSL_PARAM params[]);
+    int (*set_params)(struct cptprov_key *k, const OSSL_PARAM params[]);
+    int (*validate)(const struct cptprov_key *k, int selection);
+    int (*gen_set_params)(const OSSL_PARAM params[]);
+    int no_domain;
+};
+extern const struct cptprov_key_local cptprov_x25519_local;
 /* keymgmt's has(): whether k holds the parts selection (OSSL_KEYMGMT_SELECT_*) names. */
 int cptprov_key_has(const void *k, int selection);
 int cptprov_key_up_ref(struct cptprov_key *k);

@@ -18,6 +18,7 @@ struct cptprov_keytype {
     int implicit_domain; /* the type has no domain parameters to set (X25519, RSA) */
     const char *exch_name, *sig_name; /* what query_operation_name answers (NULL: none) */
     const OSSL_PARAM *key_types, *gettable, *settable, *gen_settable;
+    const struct cptprov_key_local *local; /* what C answers (NULL: Go answers all) */
 };
 
 struct cptprov_keygen {
@@ -125,6 +126,8 @@ static int cptprov_key_validate(const void *vk, int selection, int checktype)
     struct cpt_call call;
 
     (void)checktype;
+    if (k->kt->local != NULL && k->kt->local->validate(k, selection) == 1)
+        return 1;
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
     return cptprov_finish(&call,
@@ -157,39 +160,13 @@ static int cptprov_key_export(void *vk, int selection, OSSL_CALLBACK *cb, void *
     return 1;
 }
 
-/*
- * The sizes EVP asks of every key it takes in (bits, security bits, max
- * size; twice per TLS handshake): constants for X25519, answered without a
- * call into Go. 1 done, -1 Go answers (other keys, other parameters).
- */
-static int x25519_sizes(const struct cptprov_key *k, OSSL_PARAM params[])
-{
-    OSSL_PARAM *p;
-
-    if (k->kt->id != CPT_KEY_X25519)
-        return -1;
-    for (p = params; p->key != NULL; p++)
-        if (strcmp(p->key, OSSL_PKEY_PARAM_BITS) != 0
-            && strcmp(p->key, OSSL_PKEY_PARAM_SECURITY_BITS) != 0
-            && strcmp(p->key, OSSL_PKEY_PARAM_MAX_SIZE) != 0)
-            return -1;
-    for (p = params; p->key != NULL; p++) {
-        int v = strcmp(p->key, OSSL_PKEY_PARAM_BITS) == 0        ? 253
-            : strcmp(p->key, OSSL_PKEY_PARAM_SECURITY_BITS) == 0 ? 128
-                                                                 : 32;
-
-        if (!OSSL_PARAM_set_int(p, v))
-            return -1; /* Go reports the bad parameter */
-    }
-    return 1;
-}
-
 static int cptprov_key_get_params(void *vk, OSSL_PARAM params[])
 {
     struct cptprov_key *k = vk;
     struct cpt_call call;
 
-    if (params == NULL || params[0].key == NULL || x25519_sizes(k, params) == 1)
+    if (params == NULL || params[0].key == NULL
+        || (k->kt->local != NULL && k->kt->local->get_params(k, params) == 1))
         return 1;
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
@@ -202,7 +179,8 @@ static int cptprov_key_set_params(void *vk, const OSSL_PARAM params[])
     struct cptprov_key *k = vk;
     struct cpt_call call;
 
-    if (params == NULL || params[0].key == NULL)
+    if (params == NULL || params[0].key == NULL
+        || (k->kt->local != NULL && k->kt->local->set_params(k, params) == 1))
         return 1;
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
@@ -215,7 +193,8 @@ static int cptprov_keygen_set_params(void *vg, const OSSL_PARAM params[])
     struct cptprov_keygen *g = vg;
     struct cpt_call call;
 
-    if (params == NULL || params[0].key == NULL)
+    if (params == NULL || params[0].key == NULL
+        || (g->kt->local != NULL && g->kt->local->gen_set_params(params) == 1))
         return 1;
     if (!cptprov_call_begin(&call, g->prov, cptprov_go(g->prov), 0))
         return 0;
@@ -249,6 +228,9 @@ static void *cptprov_keygen(void *vg, OSSL_CALLBACK *cb, void *cbarg)
 
     (void)cb;
     (void)cbarg;
+    if (g->kt->local != NULL && g->kt->local->no_domain
+        && (g->selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0)
+        return key_new(g->prov, g->kt);
     GO_OR_FAIL(g->prov, api);
     if ((k = key_new(g->prov, g->kt)) == NULL)
         return NULL;
@@ -272,6 +254,8 @@ static int cptprov_keygen_set_template(void *vg, void *vtemplate)
         CPT_RAISE(g->prov, CPT_R_INVALID_KEY, "the template is not a key of this type");
         return 0;
     }
+    if (g->kt->local != NULL && g->kt->local->no_domain)
+        return 1;
     if (!cptprov_call_begin(&call, g->prov, cptprov_go(g->prov), 0))
         return 0;
     return cptprov_finish(&call,
@@ -304,9 +288,9 @@ static const char *operation_name(const struct cptprov_keytype *kt, int operatio
 
 /* One key type: its row, and the functions that bind the row. */
 #define CPTPROV_KEYMGMT(lc, ID, SIZE, IMPLICIT, EXCH, SIG, KEYTYPES, GETTABLE, SETTABLE,           \
-    GENSETTABLE)                                                                                   \
+    GENSETTABLE, LOCAL)                                                                            \
     static const struct cptprov_keytype cptprov_##lc##_kt = { ID, SIZE, IMPLICIT, EXCH, SIG,       \
-        KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE };                                               \
+        KEYTYPES, GETTABLE, SETTABLE, GENSETTABLE, LOCAL };                                        \
     static void *cptprov_##lc##_new(void *provctx)                                                 \
     {                                                                                              \
         return key_new(provctx, &cptprov_##lc##_kt);                                               \
@@ -383,7 +367,7 @@ static const OSSL_PARAM x25519_gen_settable[] = {
 };
 
 CPTPROV_KEYMGMT(x25519, CPT_KEY_X25519, CPT_KEY_STATE_SIZE, 1, "X25519", NULL, x25519_key_types,
-    x25519_gettable, x25519_settable, x25519_gen_settable)
+    x25519_gettable, x25519_settable, x25519_gen_settable, &cptprov_x25519_local)
 
 /* EC on the named prime curves, with the parameter lists OpenSSL uses for them. */
 static const OSSL_PARAM ec_key_types[] = { OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL,
@@ -405,7 +389,7 @@ static const OSSL_PARAM ec_gen_settable[] = { OSSL_PARAM_utf8_string(OSSL_PKEY_P
     OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, NULL, 0), OSSL_PARAM_END };
 
 CPTPROV_KEYMGMT(ec, CPT_KEY_EC, CPT_KEY_STATE_SIZE, 0, "ECDH", "ECDSA", ec_key_types, ec_gettable,
-    ec_settable, ec_gen_settable)
+    ec_settable, ec_gen_settable, NULL)
 
 /* RSA, with the parameter lists of OpenSSL's own (two primes). */
 static const OSSL_PARAM rsa_key_types[] = { OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0),
@@ -425,7 +409,7 @@ static const OSSL_PARAM rsa_gen_settable[] = { OSSL_PARAM_size_t(OSSL_PKEY_PARAM
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0), OSSL_PARAM_END };
 
 CPTPROV_KEYMGMT(rsa, CPT_KEY_RSA, CPT_KEY_STATE_SIZE_RSA, 1, NULL, "RSA", rsa_key_types,
-    rsa_gettable, rsa_settable, rsa_gen_settable)
+    rsa_gettable, rsa_settable, rsa_gen_settable, NULL)
 
 /* RSA-PSS: RSA keys for PSS only, with optional restrictions. */
 #define PSS_RESTRICTIONS                                                  \
@@ -445,7 +429,7 @@ static const OSSL_PARAM rsapss_gen_settable[] = { OSSL_PARAM_size_t(OSSL_PKEY_PA
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0), PSS_RESTRICTIONS, OSSL_PARAM_END };
 
 CPTPROV_KEYMGMT(rsapss, CPT_KEY_RSA_PSS, CPT_KEY_STATE_SIZE_RSA, 1, NULL, "RSA", rsapss_key_types,
-    rsa_gettable, rsa_settable, rsapss_gen_settable)
+    rsa_gettable, rsa_settable, rsapss_gen_settable, NULL)
 
 const OSSL_ALGORITHM cptprov_keymgmts[] = { { "RSA:rsaEncryption:1.2.840.113549.1.1.1",
                                                 CPTPROV_PROPS, cptprov_rsa_keymgmt_functions,

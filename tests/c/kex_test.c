@@ -145,6 +145,10 @@ static void test_differential(int iters)
                 what, i);
             if (c == NULL || d == NULL)
                 return;
+            CPT_CHECK(EVP_PKEY_get_bits(c) == EVP_PKEY_get_bits(d)
+                    && EVP_PKEY_get_security_bits(c) == EVP_PKEY_get_security_bits(d)
+                    && EVP_PKEY_get_size(c) == EVP_PKEY_get_size(d),
+                "%s iteration %d: bits, security bits and size as the default provider's", what, i);
             {
                 size_t n1 = 0, n2 = 0;
                 EVP_PKEY_CTX *a = EVP_PKEY_CTX_new_from_pkey(lc, c, "provider=cptprov");
@@ -244,6 +248,138 @@ static void test_negative(void)
     EVP_PKEY_free(low);
 }
 
+/*
+ * A TLS key share as libssl 3 makes it: the peer's share set on a key from
+ * parameter generation, our key generated from that key as template, our
+ * share's bytes asked (size, then bytes), the peer's key checked as
+ * derive_set_peer does. cptprov answers most of these in C for X25519.
+ */
+static EVP_PKEY *share_key(const struct kex *x, const char *propq)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, x->alg, propq);
+    EVP_PKEY *k = NULL;
+
+    if (c == NULL || EVP_PKEY_paramgen_init(c) <= 0
+        || EVP_PKEY_CTX_set_group_name(c, x->group != NULL ? x->group : "X25519") <= 0
+        || EVP_PKEY_paramgen(c, &k) <= 0)
+        k = NULL;
+    EVP_PKEY_CTX_free(c);
+    return k;
+}
+
+/* The server's side in provider propq for a client's share: its own share
+ * in *pub, the secret in secret; 0 on any failure. */
+static int serve_share(const struct kex *x, const char *propq, const unsigned char *cpub,
+    size_t cpublen, unsigned char **pub, size_t *publen, unsigned char *secret, size_t *slen)
+{
+    EVP_PKEY *peer = share_key(x, propq), *ours = NULL;
+    EVP_PKEY_CTX *g = peer != NULL ? EVP_PKEY_CTX_new_from_pkey(lc, peer, propq) : NULL, *d = NULL;
+    int ok = g != NULL && EVP_PKEY_set1_encoded_public_key(peer, cpub, cpublen) == 1
+        && EVP_PKEY_keygen_init(g) > 0 && EVP_PKEY_keygen(g, &ours) > 0
+        && (*publen = EVP_PKEY_get1_encoded_public_key(ours, pub)) > 0
+        && (d = EVP_PKEY_CTX_new_from_pkey(lc, ours, propq)) != NULL && EVP_PKEY_derive_init(d) > 0
+        && EVP_PKEY_derive_set_peer(d, peer) > 0 && EVP_PKEY_derive(d, NULL, slen) > 0
+        && *slen <= 66 && EVP_PKEY_derive(d, secret, slen) > 0;
+
+    if (ok && strcmp(propq, "provider=cptprov") == 0)
+        ok = strcmp(prov_of(ours), "cptprov") == 0 && strcmp(prov_of(peer), "cptprov") == 0;
+    EVP_PKEY_CTX_free(d);
+    EVP_PKEY_CTX_free(g);
+    EVP_PKEY_free(ours);
+    EVP_PKEY_free(peer);
+    return ok;
+}
+
+static void test_tls_key_share(int iters)
+{
+    static const char *const provs[2] = { "provider=cptprov", "provider=default" };
+
+    for (size_t t = 0; t < sizeof(kexes) / sizeof(kexes[0]); t++) {
+        const struct kex *x = &kexes[t];
+        const char *what = x->group != NULL ? x->group : x->alg;
+
+        for (int i = 0; i < iters; i++) {
+            int srv = i % 2, cli = !srv; /* the server in each provider in turn */
+            EVP_PKEY *ck = keygen_kex(x, provs[cli]), *cpeer = share_key(x, provs[cli]);
+            unsigned char *cpub = NULL, *spub = NULL, s1[66], s2[66];
+            size_t cpublen = 0, spublen = 0, n1 = 0, n2 = sizeof(s2);
+            EVP_PKEY_CTX *d = NULL;
+            int ok = ck != NULL && cpeer != NULL
+                && (cpublen = EVP_PKEY_get1_encoded_public_key(ck, &cpub)) > 0
+                && serve_share(x, provs[srv], cpub, cpublen, &spub, &spublen, s1, &n1)
+                && EVP_PKEY_set1_encoded_public_key(cpeer, spub, spublen) == 1
+                && (d = EVP_PKEY_CTX_new_from_pkey(lc, ck, provs[cli])) != NULL
+                && EVP_PKEY_derive_init(d) > 0 && EVP_PKEY_derive_set_peer(d, cpeer) > 0
+                && EVP_PKEY_derive(d, s2, &n2) > 0;
+
+            CPT_CHECK(ok && n1 == n2 && memcmp(s1, s2, n1) == 0,
+                "%s TLS key share %d, server in %s: both sides derive the same secret", what, i,
+                provs[srv]);
+            EVP_PKEY_CTX_free(d);
+            OPENSSL_free(cpub);
+            OPENSSL_free(spub);
+            EVP_PKEY_free(ck);
+            EVP_PKEY_free(cpeer);
+        }
+    }
+}
+
+/* What the C answers hand to Go: each refused as the default provider
+ * refuses it, with an error. */
+static void test_tls_key_share_refusals(void)
+{
+    static const char *const provs[2] = { "provider=cptprov", "provider=default" };
+    unsigned char pub[33] = { 9 }, small[16];
+    int got[2][5], raised[5];
+
+    for (int p = 0; p < 2; p++) {
+        EVP_PKEY *k = share_key(&kexes[0], provs[p]), *bad = NULL;
+        EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, "X25519", provs[p]);
+        EVP_PKEY_CTX *v = k != NULL ? EVP_PKEY_CTX_new_from_pkey(lc, k, provs[p]) : NULL;
+        size_t n = 0;
+
+        CPT_CHECK(k != NULL && c != NULL && v != NULL, "X25519 parameter key in %s", provs[p]);
+        for (int i = 0; i < 5; i++) {
+            ERR_clear_error();
+            switch (i) {
+            case 0:
+                got[p][i] = v != NULL && EVP_PKEY_public_check(v) == 1;
+                break;
+            case 1:
+            case 2:
+                got[p][i] =
+                    k != NULL && EVP_PKEY_set1_encoded_public_key(k, pub, i == 1 ? 31 : 33) == 1;
+                break;
+            case 3:
+                got[p][i] = c != NULL && EVP_PKEY_paramgen_init(c) > 0
+                    && EVP_PKEY_CTX_set_group_name(c, "X448") > 0 && EVP_PKEY_paramgen(c, &bad) > 0;
+                break;
+            case 4:
+                got[p][i] = k != NULL && EVP_PKEY_set1_encoded_public_key(k, pub, 32) == 1
+                    && EVP_PKEY_get_octet_string_param(k, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, small,
+                        sizeof(small), &n);
+                break;
+            }
+            if (p == 0)
+                raised[i] = ERR_peek_error() != 0;
+        }
+        ERR_clear_error();
+        EVP_PKEY_free(bad);
+        EVP_PKEY_CTX_free(v);
+        EVP_PKEY_CTX_free(c);
+        EVP_PKEY_free(k);
+    }
+    {
+        static const char *const what[5] = { "public check of a key without one", "a 31-byte share",
+            "a 33-byte share", "group X448 for X25519", "a share into a 16-byte buffer" };
+
+        for (int i = 0; i < 5; i++)
+            CPT_CHECK(got[0][i] == got[1][i] && !got[0][i] && raised[i],
+                "X25519 %s: cptprov %s (with an error), the default provider %s", what[i],
+                got[0][i] ? "accepts" : "refuses", got[1][i] ? "accepts" : "refuses");
+    }
+}
+
 /* Derivations inside ASYNC jobs (tests/c/common.c's runner, which also
  * resumes jobs spuriously): each pauses while the device works. */
 struct job_arg {
@@ -320,6 +456,8 @@ int main(int argc, char **argv)
     test_rfc7748();
     test_differential(iters);
     test_negative();
+    test_tls_key_share(iters);
+    test_tls_key_share_refusals();
     test_ec_off_curve();
     test_async(32);
     OSSL_PROVIDER_unload(pcpt);
