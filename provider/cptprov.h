@@ -226,6 +226,9 @@ struct cptprov_key {
     const struct cptprov_keytype *kt;
     atomic_int refs;
     size_t size; /* bytes of state: the key type's */
+    /* A signature's size with this key, once Go has told it (0: not yet):
+     * libssl asks it before every signature, with the same key each time. */
+    atomic_size_t sig_size;
     unsigned char state[] __attribute__((aligned(16)));
 };
 int cptprov_key_type_id(const struct cptprov_key *k);

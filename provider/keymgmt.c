@@ -140,6 +140,7 @@ static int cptprov_key_import(void *vk, int selection, const OSSL_PARAM params[]
     struct cptprov_key *k = vk;
     struct cpt_call call;
 
+    atomic_store(&k->sig_size, 0);
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
     return cptprov_finish(&call,
@@ -179,8 +180,10 @@ static int cptprov_key_set_params(void *vk, const OSSL_PARAM params[])
     struct cptprov_key *k = vk;
     struct cpt_call call;
 
-    if (params == NULL || params[0].key == NULL
-        || (k->kt->local != NULL && k->kt->local->set_params(k, params) == 1))
+    if (params == NULL || params[0].key == NULL)
+        return 1;
+    atomic_store(&k->sig_size, 0);
+    if (k->kt->local != NULL && k->kt->local->set_params(k, params) == 1)
         return 1;
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;

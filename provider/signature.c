@@ -14,6 +14,7 @@
 struct cptprov_sig {
     struct cptprov_ctx *prov;
     int alg; /* CPT_SIG_* */
+    int op; /* CPT_OP_* of the last successful init, 0 before */
     unsigned int keytypes; /* bit (1 << CPT_KEY_*) for each key type the scheme signs with */
     struct cptprov_key *key;
     unsigned char state[CPT_SIG_STATE_SIZE] __attribute__((aligned(16)));
@@ -71,12 +72,14 @@ static int sig_init(struct cptprov_sig *s, void *vkey, int op, int stream, const
         CPT_RAISE(s->prov, CPT_R_MISSING_KEY, "no key");
         return 0;
     }
+    s->op = 0;
     if ((api = cptprov_go(s->prov)) == NULL)
         return 0;
     if (api->sig_init(s->alg, s->state, s->key->state, op, stream, mdname, params, &st) != CPT_OK) {
         cptprov_raise_status(s->prov, &st, "signature_init");
         return 0;
     }
+    s->op = op;
     return 1;
 }
 
@@ -128,15 +131,26 @@ static int cptprov_digest_verify_init(void *vs, const char *mdname, void *key,
 static int sign(struct cptprov_sig *s, unsigned char *sig, size_t *siglen, size_t sigsize,
     const unsigned char *tbs, size_t tbslen, int final)
 {
-    const struct cptgo_api *api = cptprov_go(s->prov);
+    const struct cptgo_api *api;
     struct cpt_call call;
+    size_t known;
 
-    if (s->key == NULL || !cptprov_call_begin(&call, s->prov, api, sig != NULL))
+    if (s->key == NULL)
         return 0;
-    return cptprov_finish(&call,
-        api->sig_sign(s->alg, s->state, s->key->state, s->scratch, sig, siglen, sigsize, tbs,
-            tbslen, final, call.n, &call.st),
-        siglen, final ? "digest_sign_final" : "sign");
+    if (sig == NULL && s->op == CPT_OP_SIGN && (known = atomic_load(&s->key->sig_size)) != 0) {
+        *siglen = known;
+        return 1;
+    }
+    api = cptprov_go(s->prov);
+    if (!cptprov_call_begin(&call, s->prov, api, sig != NULL)
+        || !cptprov_finish(&call,
+            api->sig_sign(s->alg, s->state, s->key->state, s->scratch, sig, siglen, sigsize, tbs,
+                tbslen, final, call.n, &call.st),
+            siglen, final ? "digest_sign_final" : "sign"))
+        return 0;
+    if (sig == NULL && s->op == CPT_OP_SIGN)
+        atomic_store(&s->key->sig_size, *siglen);
+    return 1;
 }
 
 static int verify(struct cptprov_sig *s, const unsigned char *sig, size_t siglen,
@@ -190,20 +204,20 @@ static int cptprov_digest_verify_final(void *vs, const unsigned char *sig, size_
     return verify(vs, sig, siglen, NULL, 0, 1);
 }
 
-/* One-shot forms, as libssl calls them (EVP_DigestSign, EVP_DigestVerify). */
+/* One-shot forms, as libssl calls them (EVP_DigestSign, EVP_DigestVerify):
+ * the message and the signature in one call into Go. */
 static int cptprov_digest_sign(void *vs, unsigned char *sig, size_t *siglen, size_t sigsize,
     const unsigned char *tbs, size_t tbslen)
 {
     if (sig == NULL)
         return cptprov_digest_sign_final(vs, NULL, siglen, sigsize);
-    return cptprov_digest_update(vs, tbs, tbslen)
-        && cptprov_digest_sign_final(vs, sig, siglen, sigsize);
+    return sign(vs, sig, siglen, sigsize, tbs != NULL ? tbs : (const unsigned char *)"", tbslen, 1);
 }
 
 static int cptprov_digest_verify(void *vs, const unsigned char *sig, size_t siglen,
     const unsigned char *tbs, size_t tbslen)
 {
-    return cptprov_digest_update(vs, tbs, tbslen) && cptprov_digest_verify_final(vs, sig, siglen);
+    return verify(vs, sig, siglen, tbs != NULL ? tbs : (const unsigned char *)"", tbslen, 1);
 }
 
 static int sig_params(struct cptprov_sig *s, OSSL_PARAM params[], int set)

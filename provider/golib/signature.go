@@ -75,6 +75,12 @@ func cptgo_sig_sign(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen *
 	}
 	var n int
 	var async bool
+	if final != 0 && tbs != nil {
+		// EVP_DigestSign's message and the signature in one call.
+		if e = s.Update(env, state, goBytes(tbs, tbslen)); e != nil {
+			return result(st, e)
+		}
+	}
 	if final != 0 {
 		n, async, e = s.SignFinal(env, state, key, scratch, sig, int(sigsize), waiterOf(wn))
 	} else {
@@ -91,6 +97,11 @@ func cptgo_sig_verify(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen
 		return result(st, e)
 	}
 	var async bool
+	if final != 0 && tbs != nil {
+		if e = s.Update(env, state, goBytes(tbs, tbslen)); e != nil {
+			return result(st, e)
+		}
+	}
 	if final != 0 {
 		async, e = s.VerifyFinal(env, state, key, scratch, goBytes(sig, siglen), waiterOf(wn))
 	} else {
