@@ -91,8 +91,8 @@
     X(int, sig_get_params, (int alg, void *state, void *params, struct cpt_status *st))           \
     X(int, sig_update,                                                                            \
         (int alg, void *state, CPTGO_IN void *data, size_t len, struct cpt_status *st))           \
-    /* final: tbs is the message's rest (NULL: none), hashed before it is signed; */             \
-    /* otherwise tbs is the digest to sign. The same for verify. */                              \
+    /* final: tbs is the message's rest (NULL: none), hashed before it is signed; */              \
+    /* otherwise tbs is the digest to sign. The same for verify. */                               \
     X(int, sig_sign,                                                                              \
         (int alg, void *state, void *key, void *scratch, void *sig, size_t *siglen,               \
             size_t sigsize, CPTGO_IN void *tbs, size_t tbslen, int final, struct cpt_notifier *n, \
