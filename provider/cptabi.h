@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 12
+#define CPT_ABI_VERSION 13
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -129,6 +129,22 @@ struct cpt_x25519_key {
 #define CPT_OP_SIGN 1
 #define CPT_OP_VERIFY 2
 #define CPT_SIG_STATE_SIZE 512
+
+/*
+ * A signature init the C side keeps until the next call into Go for the
+ * same context, which applies it first (with no parameters). The C side
+ * keeps only an init that Go accepted before with the same key, scheme,
+ * operation and digest: its outcome is known. libssl initialises twice per
+ * handshake signature (EVP_PKEY_digestsign_supports_digest's probe, then
+ * the signature's own), and neither then costs a call of its own.
+ */
+#define CPT_SIG_MDNAME_MAX 32
+struct cpt_sig_pending {
+    int valid;
+    int op;
+    int stream;
+    char mdname[CPT_SIG_MDNAME_MAX]; /* "" for none */
+};
 #define CPT_SIG_SCRATCH_SIZE 512
 
 /* Bytes of Go-owned state in every cipher context (>= dispatch.MaxStateSize). */

@@ -221,6 +221,19 @@ int cptprov_tls_groups(OSSL_CALLBACK *cb, void *arg);
 
 /* A key object: C memory, state laid out by Go, reference counted. */
 struct cptprov_keytype;
+/*
+ * A signature init Go accepted with a key (scheme, operation, digest, no
+ * parameters): one seen before is kept in C until the context's next call
+ * into Go (struct cpt_sig_pending). Each slot is written once: state 0
+ * free, 1 being written, 2 set.
+ */
+#define CPTPROV_KEY_SIG_INITS 4
+struct cptprov_sig_init_seen {
+    atomic_int state;
+    int alg, op, stream;
+    char mdname[CPT_SIG_MDNAME_MAX];
+};
+
 struct cptprov_key {
     struct cptprov_ctx *prov;
     const struct cptprov_keytype *kt;
@@ -229,9 +242,13 @@ struct cptprov_key {
     /* A signature's size with this key, once Go has told it (0: not yet):
      * libssl asks it before every signature, with the same key each time. */
     atomic_size_t sig_size;
+    struct cptprov_sig_init_seen sig_inits[CPTPROV_KEY_SIG_INITS];
     unsigned char state[] __attribute__((aligned(16)));
 };
 int cptprov_key_type_id(const struct cptprov_key *k);
+/* Forgets what the key's material decided (signature size and inits seen):
+ * before the material is imported or set. */
+void cptprov_key_material_changes(struct cptprov_key *k);
 /*
  * What a key type answers in C, without a call into Go: each function
  * returns 1 when it answered, -1 when Go must (anything unusual, and every

@@ -87,23 +87,30 @@
     X(int, sig_init,                                                                              \
         (int alg, void *state, void *key, int op, int stream, CPTGO_IN char *mdname,              \
             CPTGO_IN void *params, struct cpt_status *st))                                        \
-    X(int, sig_set_params, (int alg, void *state, CPTGO_IN void *params, struct cpt_status *st))  \
-    X(int, sig_get_params, (int alg, void *state, void *params, struct cpt_status *st))           \
+    /* Each call after sig_init applies the init pending (struct cpt_sig_pending) first. */       \
+    X(int, sig_set_params,                                                                        \
+        (int alg, void *state, struct cpt_sig_pending *pending, void *key, CPTGO_IN void *params, \
+            struct cpt_status *st))                                                               \
+    X(int, sig_get_params,                                                                        \
+        (int alg, void *state, struct cpt_sig_pending *pending, void *key, void *params,          \
+            struct cpt_status *st))                                                               \
     X(int, sig_update,                                                                            \
-        (int alg, void *state, CPTGO_IN void *data, size_t len, struct cpt_status *st))           \
+        (int alg, void *state, struct cpt_sig_pending *pending, void *key, CPTGO_IN void *data,   \
+            size_t len, struct cpt_status *st))                                                   \
     /* final: tbs is the message's rest (NULL: none), hashed before it is signed; */              \
     /* otherwise tbs is the digest to sign. The same for verify. */                               \
     X(int, sig_sign,                                                                              \
-        (int alg, void *state, void *key, void *scratch, void *sig, size_t *siglen,               \
-            size_t sigsize, CPTGO_IN void *tbs, size_t tbslen, int final, struct cpt_notifier *n, \
-            struct cpt_status *st))                                                               \
+        (int alg, void *state, struct cpt_sig_pending *pending, void *key, void *scratch,         \
+            void *sig, size_t *siglen, size_t sigsize, CPTGO_IN void *tbs, size_t tbslen,         \
+            int final, struct cpt_notifier *n, struct cpt_status *st))                            \
     X(int, sig_verify,                                                                            \
-        (int alg, void *state, void *key, void *scratch, CPTGO_IN void *sig, size_t siglen,       \
-            CPTGO_IN void *tbs, size_t tbslen, int final, struct cpt_notifier *n,                 \
-            struct cpt_status *st))                                                               \
+        (int alg, void *state, struct cpt_sig_pending *pending, void *key, void *scratch,         \
+            CPTGO_IN void *sig, size_t siglen, CPTGO_IN void *tbs, size_t tbslen, int final,      \
+            struct cpt_notifier *n, struct cpt_status *st))                                       \
     X(int, sig_verify_recover,                                                                    \
-        (int alg, void *state, void *key, void *out, size_t *outl, size_t outsize,                \
-            CPTGO_IN void *sig, size_t siglen, struct cpt_status *st))                            \
+        (int alg, void *state, struct cpt_sig_pending *pending, void *key, void *out,             \
+            size_t *outl, size_t outsize, CPTGO_IN void *sig, size_t siglen,                      \
+            struct cpt_status *st))                                                               \
     X(int, asym_init,                                                                             \
         (int alg, void *state, void *key, int op, CPTGO_IN void *params, struct cpt_status *st))  \
     X(int, asym_params,                                                                           \

@@ -38,6 +38,13 @@ int cptprov_key_type_id(const struct cptprov_key *k)
     return k->kt->id;
 }
 
+void cptprov_key_material_changes(struct cptprov_key *k)
+{
+    atomic_store(&k->sig_size, 0);
+    for (int i = 0; i < CPTPROV_KEY_SIG_INITS; i++)
+        atomic_store(&k->sig_inits[i].state, 0);
+}
+
 int cptprov_key_up_ref(struct cptprov_key *k)
 {
     atomic_fetch_add(&k->refs, 1);
@@ -140,7 +147,7 @@ static int cptprov_key_import(void *vk, int selection, const OSSL_PARAM params[]
     struct cptprov_key *k = vk;
     struct cpt_call call;
 
-    atomic_store(&k->sig_size, 0);
+    cptprov_key_material_changes(k);
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
     return cptprov_finish(&call,
@@ -182,7 +189,7 @@ static int cptprov_key_set_params(void *vk, const OSSL_PARAM params[])
 
     if (params == NULL || params[0].key == NULL)
         return 1;
-    atomic_store(&k->sig_size, 0);
+    cptprov_key_material_changes(k);
     if (k->kt->local != NULL && k->kt->local->set_params(k, params) == 1)
         return 1;
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))

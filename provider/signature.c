@@ -17,9 +17,15 @@ struct cptprov_sig {
     int op; /* CPT_OP_* of the last successful init, 0 before */
     unsigned int keytypes; /* bit (1 << CPT_KEY_*) for each key type the scheme signs with */
     struct cptprov_key *key;
+    struct cpt_sig_pending pending; /* an init Go applies at its next call */
     unsigned char state[CPT_SIG_STATE_SIZE] __attribute__((aligned(16)));
     unsigned char scratch[CPT_SIG_SCRATCH_SIZE] __attribute__((aligned(16)));
 };
+
+static void *key_state(struct cptprov_sig *s)
+{
+    return s->key != NULL ? s->key->state : NULL;
+}
 
 static void *sig_new(void *provctx, int alg, unsigned int keytypes)
 {
@@ -52,12 +58,46 @@ static void *cptprov_sig_dup(void *vs)
     return d;
 }
 
+/* Whether Go accepted this init with the key before. */
+static int init_seen(struct cptprov_key *k, int alg, int op, int stream, const char *md)
+{
+    for (int i = 0; i < CPTPROV_KEY_SIG_INITS; i++) {
+        const struct cptprov_sig_init_seen *e = &k->sig_inits[i];
+
+        if (atomic_load_explicit(&e->state, memory_order_acquire) == 2 && e->alg == alg
+            && e->op == op && e->stream == stream && strcmp(e->mdname, md) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void init_remember(struct cptprov_key *k, int alg, int op, int stream, const char *md)
+{
+    if (strlen(md) >= CPT_SIG_MDNAME_MAX || init_seen(k, alg, op, stream, md))
+        return;
+    for (int i = 0; i < CPTPROV_KEY_SIG_INITS; i++) {
+        struct cptprov_sig_init_seen *e = &k->sig_inits[i];
+        int free_slot = 0;
+
+        if (atomic_compare_exchange_strong(&e->state, &free_slot, 1)) {
+            e->alg = alg;
+            e->op = op;
+            e->stream = stream;
+            strcpy(e->mdname, md);
+            atomic_store_explicit(&e->state, 2, memory_order_release);
+            return;
+        }
+    }
+}
+
 static int sig_init(struct cptprov_sig *s, void *vkey, int op, int stream, const char *mdname,
     const OSSL_PARAM params[])
 {
     struct cptprov_key *k = vkey;
     struct cpt_status st = { 0, "" };
     const struct cptgo_api *api;
+    const char *md = mdname != NULL ? mdname : "";
+    int plain = params == NULL || params[0].key == NULL;
 
     if (k != NULL) {
         if ((s->keytypes & (1u << cptprov_key_type_id(k))) == 0) {
@@ -73,12 +113,23 @@ static int sig_init(struct cptprov_sig *s, void *vkey, int op, int stream, const
         return 0;
     }
     s->op = 0;
+    s->pending.valid = 0;
+    if (plain && init_seen(s->key, s->alg, op, stream, md)) {
+        s->pending.op = op;
+        s->pending.stream = stream;
+        strcpy(s->pending.mdname, md); /* init_seen: it fits */
+        s->pending.valid = 1;
+        s->op = op;
+        return 1;
+    }
     if ((api = cptprov_go(s->prov)) == NULL)
         return 0;
     if (api->sig_init(s->alg, s->state, s->key->state, op, stream, mdname, params, &st) != CPT_OK) {
         cptprov_raise_status(s->prov, &st, "signature_init");
         return 0;
     }
+    if (plain)
+        init_remember(s->key, s->alg, op, stream, md);
     s->op = op;
     return 1;
 }
@@ -107,8 +158,8 @@ static int cptprov_verify_recover(void *vs, unsigned char *rout, size_t *routlen
 
     if (api == NULL || s->key == NULL)
         return 0;
-    if (api->sig_verify_recover(s->alg, s->state, s->key->state, rout, routlen, routsize, sig,
-            siglen, &st)
+    if (api->sig_verify_recover(s->alg, s->state, &s->pending, s->key->state, rout, routlen,
+            routsize, sig, siglen, &st)
         != CPT_OK) {
         cptprov_raise_status(s->prov, &st, "verify_recover");
         return 0;
@@ -144,8 +195,8 @@ static int sign(struct cptprov_sig *s, unsigned char *sig, size_t *siglen, size_
     api = cptprov_go(s->prov);
     if (!cptprov_call_begin(&call, s->prov, api, sig != NULL)
         || !cptprov_finish(&call,
-            api->sig_sign(s->alg, s->state, s->key->state, s->scratch, sig, siglen, sigsize, tbs,
-                tbslen, final, call.n, &call.st),
+            api->sig_sign(s->alg, s->state, &s->pending, s->key->state, s->scratch, sig, siglen,
+                sigsize, tbs, tbslen, final, call.n, &call.st),
             siglen, final ? "digest_sign_final" : "sign"))
         return 0;
     if (sig == NULL && s->op == CPT_OP_SIGN)
@@ -162,8 +213,8 @@ static int verify(struct cptprov_sig *s, const unsigned char *sig, size_t siglen
     if (s->key == NULL || !cptprov_call_begin(&call, s->prov, api, 1))
         return 0;
     return cptprov_finish(&call,
-        api->sig_verify(s->alg, s->state, s->key->state, s->scratch, sig, siglen, tbs, tbslen,
-            final, call.n, &call.st),
+        api->sig_verify(s->alg, s->state, &s->pending, s->key->state, s->scratch, sig, siglen, tbs,
+            tbslen, final, call.n, &call.st),
         NULL, final ? "digest_verify_final" : "verify");
 }
 
@@ -187,7 +238,7 @@ static int cptprov_digest_update(void *vs, const unsigned char *data, size_t len
 
     if (api == NULL)
         return 0;
-    if (api->sig_update(s->alg, s->state, data, len, &st) != CPT_OK) {
+    if (api->sig_update(s->alg, s->state, &s->pending, key_state(s), data, len, &st) != CPT_OK) {
         cptprov_raise_status(s->prov, &st, "digest_update");
         return 0;
     }
@@ -230,8 +281,8 @@ static int sig_params(struct cptprov_sig *s, OSSL_PARAM params[], int set)
         return 1;
     if ((api = cptprov_go(s->prov)) == NULL)
         return 0;
-    rc = set ? api->sig_set_params(s->alg, s->state, params, &st)
-             : api->sig_get_params(s->alg, s->state, params, &st);
+    rc = set ? api->sig_set_params(s->alg, s->state, &s->pending, key_state(s), params, &st)
+             : api->sig_get_params(s->alg, s->state, &s->pending, key_state(s), params, &st);
     if (rc != CPT_OK) {
         cptprov_raise_status(s->prov, &st,
             set ? "signature_set_ctx_params" : "signature_get_ctx_params");

@@ -21,6 +21,17 @@ func signatureOf(alg C.int) (dispatch.Signature, *dispatch.Env, *dispatch.Error)
 	return operation("signature", alg, dispatch.SignatureByID)
 }
 
+// sigOf is signatureOf for a context with an init the C side kept: it is
+// applied first (C keeps only inits Go accepted before with the same key).
+func sigOf(alg C.int, state unsafe.Pointer, p *C.struct_cpt_sig_pending, key unsafe.Pointer) (dispatch.Signature, *dispatch.Env, *dispatch.Error) {
+	s, env, e := signatureOf(alg)
+	if e == nil && p != nil && p.valid != 0 {
+		p.valid = 0
+		e = s.Init(env, state, key, int(p.op), p.stream != 0, C.GoString(&p.mdname[0]), dispatch.ParamsAt(nil))
+	}
+	return s, env, e
+}
+
 //export cptgo_sig_init
 func cptgo_sig_init(alg C.int, state, key unsafe.Pointer, op, stream C.int, mdname *C.char, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
@@ -36,9 +47,9 @@ func cptgo_sig_init(alg C.int, state, key unsafe.Pointer, op, stream C.int, mdna
 }
 
 //export cptgo_sig_set_params
-func cptgo_sig_set_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_sig_set_params(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_sig_pending, key, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
-	s, env, e := signatureOf(alg)
+	s, env, e := sigOf(alg, state, pending, key)
 	if e != nil {
 		return result(st, e)
 	}
@@ -46,9 +57,9 @@ func cptgo_sig_set_params(alg C.int, state, params unsafe.Pointer, st *C.struct_
 }
 
 //export cptgo_sig_get_params
-func cptgo_sig_get_params(alg C.int, state, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_sig_get_params(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_sig_pending, key, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
-	s, env, e := signatureOf(alg)
+	s, env, e := sigOf(alg, state, pending, key)
 	if e != nil {
 		return result(st, e)
 	}
@@ -56,9 +67,9 @@ func cptgo_sig_get_params(alg C.int, state, params unsafe.Pointer, st *C.struct_
 }
 
 //export cptgo_sig_update
-func cptgo_sig_update(alg C.int, state, data unsafe.Pointer, n C.size_t, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_sig_update(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_sig_pending, key, data unsafe.Pointer, n C.size_t, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
-	s, env, e := signatureOf(alg)
+	s, env, e := sigOf(alg, state, pending, key)
 	if e != nil {
 		return result(st, e)
 	}
@@ -66,10 +77,10 @@ func cptgo_sig_update(alg C.int, state, data unsafe.Pointer, n C.size_t, st *C.s
 }
 
 //export cptgo_sig_sign
-func cptgo_sig_sign(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen *C.size_t, sigsize C.size_t, tbs unsafe.Pointer, tbslen C.size_t, final C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_sig_sign(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_sig_pending, key, scratch, sig unsafe.Pointer, siglen *C.size_t, sigsize C.size_t, tbs unsafe.Pointer, tbslen C.size_t, final C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
 	maybePanic("sign")
-	s, env, e := signatureOf(alg)
+	s, env, e := sigOf(alg, state, pending, key)
 	if e != nil {
 		return result(st, e)
 	}
@@ -90,9 +101,9 @@ func cptgo_sig_sign(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen *
 }
 
 //export cptgo_sig_verify
-func cptgo_sig_verify(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen C.size_t, tbs unsafe.Pointer, tbslen C.size_t, final C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_sig_verify(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_sig_pending, key, scratch, sig unsafe.Pointer, siglen C.size_t, tbs unsafe.Pointer, tbslen C.size_t, final C.int, wn *C.struct_cpt_notifier, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
-	s, env, e := signatureOf(alg)
+	s, env, e := sigOf(alg, state, pending, key)
 	if e != nil {
 		return result(st, e)
 	}
@@ -111,9 +122,9 @@ func cptgo_sig_verify(alg C.int, state, key, scratch, sig unsafe.Pointer, siglen
 }
 
 //export cptgo_sig_verify_recover
-func cptgo_sig_verify_recover(alg C.int, state, key, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, sig unsafe.Pointer, siglen C.size_t, st *C.struct_cpt_status) (rc C.int) {
+func cptgo_sig_verify_recover(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_sig_pending, key, out unsafe.Pointer, outl *C.size_t, outsize C.size_t, sig unsafe.Pointer, siglen C.size_t, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
-	s, env, e := signatureOf(alg)
+	s, env, e := sigOf(alg, state, pending, key)
 	if e != nil {
 		return result(st, e)
 	}

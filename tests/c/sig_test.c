@@ -1613,6 +1613,61 @@ static void test_key_sizes(void)
             "X25519");
 }
 
+/*
+ * The inits cptprov keeps in C once Go has accepted them with a key:
+ * libssl's probe (EVP_PKEY_digestsign_supports_digest) and the signature
+ * after it, twice over each key in the same order, so that every digest,
+ * accepted or refused, comes after inits the key has seen. Each answer is
+ * the default provider's; each signature made after a kept init verifies
+ * with the default provider.
+ */
+static void test_kept_inits(void)
+{
+    static const char *const probe[] = { "SHA256", "SHA384", "MD5", "SHAKE256", "SHA3-256",
+        "MD5-SHA1", "SHA1", "SHA512-224", "NOSUCHDIGEST" };
+    EVP_PKEY *keys[4] = { rsa_keygen(2048, "provider=cptprov"), pss_keygen("provider=cptprov", 1),
+        pss_keygen("provider=cptprov", 0), keygen("P-256", "provider=cptprov") };
+    static const char *const kname[4] = { "RSA-2048", "RSA-PSS (SHA-256 only)", "RSA-PSS",
+        "EC P-256" };
+    unsigned char msg[100], sig[600];
+
+    for (size_t i = 0; i < sizeof(msg); i++)
+        msg[i] = (unsigned char)rand();
+    for (int k = 0; k < 4; k++) {
+        EVP_PKEY *kd = copy_key(keys[k], "provider=default");
+
+        CPT_CHECK(keys[k] != NULL && kd != NULL && strcmp(prov_of(keys[k]), "cptprov") == 0,
+            "%s key in cptprov and its copy in the default provider", kname[k]);
+        if (keys[k] == NULL || kd == NULL) {
+            EVP_PKEY_free(kd);
+            continue;
+        }
+        for (int round = 0; round < 2; round++)
+            for (size_t i = 0; i < NELEM(probe); i++) {
+                int c = EVP_PKEY_digestsign_supports_digest(keys[k], lc, probe[i],
+                        "provider=cptprov"),
+                    d = EVP_PKEY_digestsign_supports_digest(kd, lc, probe[i], "provider=default");
+                size_t sl = sizeof(sig);
+                int ok;
+
+                ERR_clear_error();
+                CPT_CHECK((c > 0) == (d > 0), "%s, round %d: probe for %s: cptprov %d, default %d",
+                    kname[k], round, probe[i], c, d);
+                if (d <= 0)
+                    continue;
+                ok = sign_msg(keys[k], probe[i], "provider=cptprov", msg, sizeof(msg), round, sig,
+                         &sl)
+                    && verify_msg(kd, probe[i], "provider=default", msg, sizeof(msg), 0, sig, sl);
+                CPT_CHECK(ok, "%s, round %d: %s signature after the probe verifies", kname[k],
+                    round, probe[i]);
+                ERR_clear_error();
+            }
+        EVP_PKEY_free(kd);
+    }
+    for (int k = 0; k < 4; k++)
+        EVP_PKEY_free(keys[k]);
+}
+
 static const cpt_named_test tests[] = {
     { "differential", test_differential },
     { "ecdsa_lengths", test_ecdsa_lengths },
@@ -1625,6 +1680,7 @@ static const cpt_named_test tests[] = {
     { "rsa_large", test_rsa_large },
     { "key_sizes", test_key_sizes },
     { "async", test_async },
+    { "kept_inits", test_kept_inits },
 };
 
 int main(int argc, char **argv)
