@@ -22,17 +22,39 @@ const (
 // ecKey is an EC key in C memory: a curve, and the parts the head says it
 // has. pub is the uncompressed point 04||X||Y.
 type ecKey struct {
-	head  KeyHead
-	curve uint32 // cptdrv.Curve*, 0 while the key has no group
-	_     uint32
-	priv  [ecMaxLen]byte
-	pub   [ecMaxPoint]byte
+	head KeyHead
+	ecGroup
+	priv [ecMaxLen]byte
+	pub  [ecMaxPoint]byte
+}
+
+// ecGroup is a key's or a generation's curve with the sizes the C side
+// answers from without a call into Go (struct cpt_ec_group): the order's
+// bits, the security bits, the largest ECDSA signature, and the bytes of a
+// coordinate (and of an ECDH secret).
+type ecGroup struct {
+	curve                          uint32 // cptdrv.Curve*, 0 while there is no group
+	bits, secBits, sigLen, byteLen uint16
+}
+
+func groupOf(c *curve) ecGroup {
+	return ecGroup{uint32(c.dev), uint16(c.bits), uint16(c.secBits), uint16(c.sigLen()), uint16(c.byteLen)}
 }
 
 // ecGen is an EC key-generation context in C memory.
 type ecGen struct {
-	curve uint32
+	ecGroup
 }
+
+// The C side reads these (struct cpt_ec_key, struct cpt_ec_group): golib
+// checks them against it when it builds.
+const (
+	ECKeySize     = unsafe.Sizeof(ecKey{})
+	ECGroupOffset = unsafe.Offsetof(ecKey{}.ecGroup)
+	ECGroupSize   = unsafe.Sizeof(ecGroup{})
+	ECPubOffset   = unsafe.Offsetof(ecKey{}.pub)
+	ECGenSize     = unsafe.Sizeof(ecGen{})
+)
 
 // Both fit an operand slot and the key state the C side reserves.
 var _ [scratchSlot - unsafe.Sizeof(ecKey{})]byte
@@ -145,7 +167,7 @@ func (ec) Import(env *Env, st unsafe.Pointer, selection int, params Params) *Err
 		}
 		c = k.c()
 	}
-	*k = ecKey{head: KeyHead{Type: KeyEC, Has: KeyHasDomain}, curve: uint32(c.dev)}
+	*k = ecKey{head: KeyHead{Type: KeyEC, Has: KeyHasDomain}, ecGroup: groupOf(c)}
 	if selection&SelectKeypair == 0 {
 		return nil
 	}
@@ -330,7 +352,7 @@ func (ec) GenSetParams(env *Env, gen unsafe.Pointer, params Params) *Error {
 		case "group":
 			var c *curve
 			if c, err = ecGroupParam(p); err == nil {
-				g.curve = uint32(c.dev)
+				g.ecGroup = groupOf(c)
 			}
 		case "point-format":
 			if v, ok := p.UTF8(); !ok || v != "uncompressed" {
@@ -347,7 +369,7 @@ func (ec) GenSetTemplate(gen, template unsafe.Pointer) *Error {
 	if t.curve == 0 {
 		return errorf(ReasonBadParameter, "EC template key without a group")
 	}
-	(*ecGen)(gen).curve = t.curve
+	(*ecGen)(gen).ecGroup = t.ecGroup
 	return nil
 }
 
@@ -359,7 +381,7 @@ func (ec) Generate(env *Env, gen, st unsafe.Pointer, selection int, w Waiter) (b
 	if c == nil {
 		return false, errorf(ReasonBadParameter, "EC key generation without a group")
 	}
-	*k = ecKey{head: KeyHead{Type: KeyEC, Has: KeyHasDomain}, curve: g.curve}
+	*k = ecKey{head: KeyHead{Type: KeyEC, Has: KeyHasDomain}, ecGroup: groupOf(c)}
 	if selection&SelectKeypair == 0 {
 		return false, nil
 	}

@@ -114,6 +114,27 @@ struct cpt_x25519_key {
     unsigned char priv[CPT_X25519_LEN];
 };
 
+/*
+ * An EC key's state and an EC key generation's (dispatch.ecKey, ecGen):
+ * the group with the sizes EVP asks of every key, and the public point
+ * (04||X||Y), from which the C side answers the same questions of a TLS key
+ * share. Go writes the sizes whenever it sets the group.
+ */
+#define CPT_EC_MAX_LEN 66 /* P-521 */
+struct cpt_ec_group {
+    uint32_t curve; /* 0: no group */
+    uint16_t bits, secbits, siglen, bytelen;
+};
+struct cpt_ec_key {
+    struct cpt_key_head head;
+    struct cpt_ec_group group;
+    unsigned char priv[CPT_EC_MAX_LEN];
+    unsigned char pub[1 + 2 * CPT_EC_MAX_LEN];
+};
+struct cpt_ec_gen {
+    struct cpt_ec_group group;
+};
+
 /* Bytes of Go-owned state in key objects and key-generation contexts. */
 #define CPT_KEY_STATE_SIZE 256
 #define CPT_KEY_STATE_SIZE_RSA 4864

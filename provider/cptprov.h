@@ -250,20 +250,25 @@ int cptprov_key_type_id(const struct cptprov_key *k);
  * before the material is imported or set. */
 void cptprov_key_material_changes(struct cptprov_key *k);
 /*
- * What a key type answers in C, without a call into Go: each function
- * returns 1 when it answered, -1 when Go must (anything unusual, and every
- * error, whose reason Go raises). no_domain: the type has no domain
- * parameters, so a generation without key material makes an empty key and
- * a template gives nothing.
+ * What a key type answers in C, without a call into Go (provider/
+ * keymgmt_local.c): each function returns 1 (or a size) when it answered,
+ * -1 when Go must (anything unusual, and every error, whose reason Go
+ * raises); a NULL function, Go always. gen_template takes a template into
+ * a generation's state; gen_domain makes a key from a generation that asks
+ * no key material; secret_size is a derivation's size query.
  */
 struct cptprov_key_local {
     int (*get_params)(const struct cptprov_key *k, OSSL_PARAM params[]);
     int (*set_params)(struct cptprov_key *k, const OSSL_PARAM params[]);
     int (*validate)(const struct cptprov_key *k, int selection);
     int (*gen_set_params)(const OSSL_PARAM params[]);
-    int no_domain;
+    int (*gen_template)(void *gen, const struct cptprov_key *template);
+    int (*gen_domain)(const void *gen, struct cptprov_key *k);
+    int (*secret_size)(const struct cptprov_key *k, const struct cptprov_key *peer);
 };
-extern const struct cptprov_key_local cptprov_x25519_local;
+/* The key's type's C answers, NULL if none. */
+const struct cptprov_key_local *cptprov_key_local(const struct cptprov_key *k);
+extern const struct cptprov_key_local cptprov_x25519_local, cptprov_ec_local;
 /* keymgmt's has(): whether k holds the parts selection (OSSL_KEYMGMT_SELECT_*) names. */
 int cptprov_key_has(const void *k, int selection);
 int cptprov_key_up_ref(struct cptprov_key *k);

@@ -80,16 +80,18 @@ static int cptprov_exch_set_peer(void *vx, void *vk)
 }
 
 /*
- * The size query libssl makes before every derivation is, for X25519 with
- * both keys in place, a constant: answered here without a call into Go
- * (Go answers the rest, and every error).
+ * The size query libssl makes before every derivation: with both keys in
+ * place, the key type's C answer (Go answers the rest, and every error).
  */
-static int x25519_size(const struct cptprov_exch *x, size_t *secretlen)
+static int size_in_c(const struct cptprov_exch *x, size_t *secretlen)
 {
-    if (x->kt != CPT_KEY_X25519 || !cptprov_key_has(x->key, OSSL_KEYMGMT_SELECT_PRIVATE_KEY)
-        || !cptprov_key_has(x->peer, OSSL_KEYMGMT_SELECT_PUBLIC_KEY))
+    const struct cptprov_key_local *l;
+    int n;
+
+    if (x->key == NULL || x->peer == NULL || (l = cptprov_key_local(x->key)) == NULL
+        || l->secret_size == NULL || (n = l->secret_size(x->key, x->peer)) < 0)
         return 0;
-    *secretlen = 32;
+    *secretlen = (size_t)n;
     return 1;
 }
 
@@ -98,7 +100,7 @@ static int cptprov_exch_derive(void *vx, unsigned char *secret, size_t *secretle
     struct cptprov_exch *x = vx;
     struct cpt_call call;
 
-    if (secret == NULL && x25519_size(x, secretlen))
+    if (secret == NULL && size_in_c(x, secretlen))
         return 1;
     if (!cptprov_call_begin(&call, x->prov, cptprov_go(x->prov), secret != NULL))
         return 0;

@@ -38,6 +38,15 @@ int cptprov_key_type_id(const struct cptprov_key *k)
     return k->kt->id;
 }
 
+const struct cptprov_key_local *cptprov_key_local(const struct cptprov_key *k)
+{
+    return k->kt->local;
+}
+
+/* The C answer of a key type's hook, -1 (Go answers) if it has none. */
+#define LOCAL(kt, fn, ...) \
+    ((kt)->local != NULL && (kt)->local->fn != NULL ? (kt)->local->fn(__VA_ARGS__) : -1)
+
 void cptprov_key_material_changes(struct cptprov_key *k)
 {
     atomic_store(&k->sig_size, 0);
@@ -133,7 +142,7 @@ static int cptprov_key_validate(const void *vk, int selection, int checktype)
     struct cpt_call call;
 
     (void)checktype;
-    if (k->kt->local != NULL && k->kt->local->validate(k, selection) == 1)
+    if (LOCAL(k->kt, validate, k, selection) == 1)
         return 1;
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
@@ -173,8 +182,7 @@ static int cptprov_key_get_params(void *vk, OSSL_PARAM params[])
     struct cptprov_key *k = vk;
     struct cpt_call call;
 
-    if (params == NULL || params[0].key == NULL
-        || (k->kt->local != NULL && k->kt->local->get_params(k, params) == 1))
+    if (params == NULL || params[0].key == NULL || LOCAL(k->kt, get_params, k, params) == 1)
         return 1;
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
@@ -190,7 +198,7 @@ static int cptprov_key_set_params(void *vk, const OSSL_PARAM params[])
     if (params == NULL || params[0].key == NULL)
         return 1;
     cptprov_key_material_changes(k);
-    if (k->kt->local != NULL && k->kt->local->set_params(k, params) == 1)
+    if (LOCAL(k->kt, set_params, k, params) == 1)
         return 1;
     if (!cptprov_call_begin(&call, k->prov, cptprov_go(k->prov), 0))
         return 0;
@@ -203,8 +211,7 @@ static int cptprov_keygen_set_params(void *vg, const OSSL_PARAM params[])
     struct cptprov_keygen *g = vg;
     struct cpt_call call;
 
-    if (params == NULL || params[0].key == NULL
-        || (g->kt->local != NULL && g->kt->local->gen_set_params(params) == 1))
+    if (params == NULL || params[0].key == NULL || LOCAL(g->kt, gen_set_params, params) == 1)
         return 1;
     if (!cptprov_call_begin(&call, g->prov, cptprov_go(g->prov), 0))
         return 0;
@@ -235,15 +242,19 @@ static void *cptprov_keygen(void *vg, OSSL_CALLBACK *cb, void *cbarg)
     struct cptprov_keygen *g = vg;
     struct cptprov_key *k;
     struct cpt_call call;
+    const struct cptgo_api *api;
 
     (void)cb;
     (void)cbarg;
-    if (g->kt->local != NULL && g->kt->local->no_domain
-        && (g->selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0)
-        return key_new(g->prov, g->kt);
-    GO_OR_FAIL(g->prov, api);
     if ((k = key_new(g->prov, g->kt)) == NULL)
         return NULL;
+    if ((g->selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0
+        && LOCAL(g->kt, gen_domain, g->state, k) == 1)
+        return k;
+    if ((api = cptprov_go(g->prov)) == NULL) {
+        cptprov_key_free(k);
+        return NULL;
+    }
     cptprov_call_begin(&call, g->prov, api, 1);
     if (!cptprov_finish(&call,
             api->keygen(g->kt->id, g->state, k->state, g->selection, call.n, &call.st), NULL,
@@ -264,7 +275,7 @@ static int cptprov_keygen_set_template(void *vg, void *vtemplate)
         CPT_RAISE(g->prov, CPT_R_INVALID_KEY, "the template is not a key of this type");
         return 0;
     }
-    if (g->kt->local != NULL && g->kt->local->no_domain)
+    if (LOCAL(g->kt, gen_template, g->state, t) == 1)
         return 1;
     if (!cptprov_call_begin(&call, g->prov, cptprov_go(g->prov), 0))
         return 0;
@@ -399,7 +410,7 @@ static const OSSL_PARAM ec_gen_settable[] = { OSSL_PARAM_utf8_string(OSSL_PKEY_P
     OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, NULL, 0), OSSL_PARAM_END };
 
 CPTPROV_KEYMGMT(ec, CPT_KEY_EC, CPT_KEY_STATE_SIZE, 0, "ECDH", "ECDSA", ec_key_types, ec_gettable,
-    ec_settable, ec_gen_settable, NULL)
+    ec_settable, ec_gen_settable, &cptprov_ec_local)
 
 /* RSA, with the parameter lists of OpenSSL's own (two primes). */
 static const OSSL_PARAM rsa_key_types[] = { OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0),

@@ -325,21 +325,31 @@ static void test_tls_key_share(int iters)
 }
 
 /* What the C answers hand to Go: each refused as the default provider
- * refuses it, with an error. */
-static void test_tls_key_share_refusals(void)
+ * refuses it, with an error, for X25519 and P-256. */
+#define NREFUSALS 6
+static void refusals(const struct kex *x, const struct kex *other)
 {
     static const char *const provs[2] = { "provider=cptprov", "provider=default" };
-    unsigned char pub[33] = { 9 }, small[16];
-    int got[2][5], raised[5];
+    static const char *const what[NREFUSALS] = { "public check of a key without one",
+        "a 31-byte share", "a 33-byte share", "group X448", "a share into a 16-byte buffer",
+        "a secret's size with a peer of another type or curve" };
+    const char *name = x->group != NULL ? x->group : x->alg;
+    EVP_PKEY *valid = keygen_kex(x, "provider=default");
+    unsigned char pub[33] = { 9 }, small[16], *share = NULL;
+    size_t sharelen = valid != NULL ? EVP_PKEY_get1_encoded_public_key(valid, &share) : 0;
+    int got[2][NREFUSALS], raised[NREFUSALS];
 
     for (int p = 0; p < 2; p++) {
-        EVP_PKEY *k = share_key(&kexes[0], provs[p]), *bad = NULL;
-        EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, "X25519", provs[p]);
+        EVP_PKEY *k = share_key(x, provs[p]), *bad = NULL, *mine = keygen_kex(x, provs[p]);
+        EVP_PKEY *peer = keygen_kex(other, provs[p]);
+        EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lc, x->alg, provs[p]);
         EVP_PKEY_CTX *v = k != NULL ? EVP_PKEY_CTX_new_from_pkey(lc, k, provs[p]) : NULL;
+        EVP_PKEY_CTX *d = mine != NULL ? EVP_PKEY_CTX_new_from_pkey(lc, mine, provs[p]) : NULL;
         size_t n = 0;
 
-        CPT_CHECK(k != NULL && c != NULL && v != NULL, "X25519 parameter key in %s", provs[p]);
-        for (int i = 0; i < 5; i++) {
+        CPT_CHECK(k != NULL && c != NULL && v != NULL && d != NULL && peer != NULL && sharelen > 0,
+            "%s parameter key, key pair and peer in %s", name, provs[p]);
+        for (int i = 0; i < NREFUSALS; i++) {
             ERR_clear_error();
             switch (i) {
             case 0:
@@ -355,9 +365,14 @@ static void test_tls_key_share_refusals(void)
                     && EVP_PKEY_CTX_set_group_name(c, "X448") > 0 && EVP_PKEY_paramgen(c, &bad) > 0;
                 break;
             case 4:
-                got[p][i] = k != NULL && EVP_PKEY_set1_encoded_public_key(k, pub, 32) == 1
+                got[p][i] = k != NULL && EVP_PKEY_set1_encoded_public_key(k, share, sharelen) == 1
                     && EVP_PKEY_get_octet_string_param(k, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, small,
                         sizeof(small), &n);
+                break;
+            case 5:
+                got[p][i] = d != NULL && EVP_PKEY_derive_init(d) > 0
+                    && EVP_PKEY_derive_set_peer_ex(d, peer, 0) > 0
+                    && EVP_PKEY_derive(d, NULL, &n) > 0;
                 break;
             }
             if (p == 0)
@@ -365,19 +380,25 @@ static void test_tls_key_share_refusals(void)
         }
         ERR_clear_error();
         EVP_PKEY_free(bad);
+        EVP_PKEY_CTX_free(d);
         EVP_PKEY_CTX_free(v);
         EVP_PKEY_CTX_free(c);
         EVP_PKEY_free(k);
+        EVP_PKEY_free(mine);
+        EVP_PKEY_free(peer);
     }
-    {
-        static const char *const what[5] = { "public check of a key without one", "a 31-byte share",
-            "a 33-byte share", "group X448 for X25519", "a share into a 16-byte buffer" };
+    for (int i = 0; i < NREFUSALS; i++)
+        CPT_CHECK(got[0][i] == got[1][i] && !got[0][i] && raised[i],
+            "%s %s: cptprov %s (with an error), the default provider %s", name, what[i],
+            got[0][i] ? "accepts" : "refuses", got[1][i] ? "accepts" : "refuses");
+    OPENSSL_free(share);
+    EVP_PKEY_free(valid);
+}
 
-        for (int i = 0; i < 5; i++)
-            CPT_CHECK(got[0][i] == got[1][i] && !got[0][i] && raised[i],
-                "X25519 %s: cptprov %s (with an error), the default provider %s", what[i],
-                got[0][i] ? "accepts" : "refuses", got[1][i] ? "accepts" : "refuses");
-    }
+static void test_tls_key_share_refusals(void)
+{
+    refusals(&kexes[0], &kexes[3]); /* X25519, a P-256 peer */
+    refusals(&kexes[3], &kexes[4]); /* P-256, a P-384 peer */
 }
 
 /* Derivations inside ASYNC jobs (tests/c/common.c's runner, which also
