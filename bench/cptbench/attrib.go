@@ -15,7 +15,7 @@ import (
 )
 
 // The attribution (issue 20): what a server's workers do per handshake of
-// the first workload, with cptprov and without: system calls, context
+// each handshake workload (not the bulk one), with cptprov and without: system calls, context
 // switches and CPU migrations (perf stat on the workers), calls into Go
 // (with cptprov: uprobes on libcptgo.so's exported cptgo_* functions,
 // each call from C into Go, by function), and cptprov's operations by
@@ -54,24 +54,28 @@ func (b *bench) attribution(r *report) error {
 	} else {
 		defer exec.Command("perf", "probe", "-q", "-d", uprobes).Run()
 	}
-	wl := workloads[0]
 	for i := 0; i < b.cfg.runs; i++ {
-		for _, prov := range []string{dflt, cpt} {
-			env := "OPENSSL_CONF=/dev/null"
-			events := []string{"raw_syscalls:sys_enter", "context-switches", "cpu-migrations"}
-			if prov == cpt {
-				env = "OPENSSL_CONF=" + f.statsConf
-				if goCalls {
-					events = append(events, uprobes)
-				}
-			}
-			got, err := b.countHandshake(f, wl, env, events)
-			if err != nil {
-				r.notes = append(r.notes, fmt.Sprintf("attribution: %s %s, run %d: %v", wl.name, prov, i+1, err))
+		for _, wl := range workloads {
+			if wl.bulk {
 				continue
 			}
-			for ctr, v := range got {
-				getPair(r.attrib, attribKey{wl.name, ctr}).add(prov, v)
+			for _, prov := range []string{dflt, cpt} {
+				env := "OPENSSL_CONF=/dev/null"
+				events := []string{"raw_syscalls:sys_enter", "context-switches", "cpu-migrations"}
+				if prov == cpt {
+					env = "OPENSSL_CONF=" + f.statsConf
+					if goCalls {
+						events = append(events, uprobes)
+					}
+				}
+				got, err := b.countHandshake(f, wl, env, events)
+				if err != nil {
+					r.notes = append(r.notes, fmt.Sprintf("attribution: %s %s, run %d: %v", wl.name, prov, i+1, err))
+					continue
+				}
+				for ctr, v := range got {
+					getPair(r.attrib, attribKey{wl.name, ctr}).add(prov, v)
+				}
 			}
 		}
 	}
@@ -207,7 +211,7 @@ func (r *report) writeAttribution(w func(string, ...any)) {
 		w("Not measured (see the notes).\n")
 		return
 	}
-	w("Per handshake of the first workload above, in the server's workers (a run of its own, the same\n")
+	w("Per handshake of each handshake workload above, in the server's workers (a run of its own, the same\n")
 	w("load): system calls, context switches and CPU migrations (`perf stat`), calls from C into Go\n")
 	w("(uprobes on libcptgo.so's exported functions), in all and by function, and cptprov's operations\n")
 	w("by algorithm and path (its statistics). Medians of the runs.\n\n")
