@@ -40,6 +40,9 @@ int cptprov_cipher_get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARA
             && sh->tag_len == sizeof(sh->tag) && p->data_type == OSSL_PARAM_OCTET_STRING
             && p->data != NULL && p->data_size >= 1 && p->data_size <= sizeof(sh->tag))
             continue; /* an encryption's tag, after final: TLS 1.3 asks for it every record */
+        /* What a TLS 1.2 record grows by, asked after every "tlsaad": the tag. */
+        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD) && c->alg->aead)
+            continue;
         if (!key_is(p->key, OSSL_CIPHER_PARAM_IVLEN) && !key_is(p->key, OSSL_CIPHER_PARAM_KEYLEN))
             return -1;
     }
@@ -49,9 +52,10 @@ int cptprov_cipher_get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARA
             p->return_size = p->data_size;
             continue;
         }
-        size_t v = !key_is(p->key, OSSL_CIPHER_PARAM_IVLEN) ? c->alg->keylen
-            : c->alg->aead                                  ? shadow_ivlen(c)
-                                                            : c->alg->ivlen;
+        size_t v = key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD) ? sizeof(sh->tag)
+            : !key_is(p->key, OSSL_CIPHER_PARAM_IVLEN)                 ? c->alg->keylen
+            : c->alg->aead                                             ? shadow_ivlen(c)
+                                                                       : c->alg->ivlen;
         if (!OSSL_PARAM_set_size_t(p, v))
             return -1; /* let Go produce the error */
     }
