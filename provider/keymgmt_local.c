@@ -22,29 +22,40 @@ static struct cpt_x25519_key *x25519(const struct cptprov_key *k)
     return (struct cpt_x25519_key *)k->state;
 }
 
-static int x25519_get_params(const struct cptprov_key *k, OSSL_PARAM params[])
+/*
+ * The sizes EVP caches of every key it takes in and the public key's bytes
+ * (pub NULL: the key has none, Go raises the error), the same questions of
+ * both key types.
+ */
+static int sizes_and_pub(OSSL_PARAM params[], int bits, int secbits, int maxsize,
+    const unsigned char *pub, size_t publen)
 {
-    const struct cpt_x25519_key *x = x25519(k);
-
     for (OSSL_PARAM *p = params; p->key != NULL; p++) {
         int ok;
 
         if (strcmp(p->key, OSSL_PKEY_PARAM_BITS) == 0)
-            ok = OSSL_PARAM_set_int(p, 253);
+            ok = OSSL_PARAM_set_int(p, bits);
         else if (strcmp(p->key, OSSL_PKEY_PARAM_SECURITY_BITS) == 0)
-            ok = OSSL_PARAM_set_int(p, 128);
+            ok = OSSL_PARAM_set_int(p, secbits);
         else if (strcmp(p->key, OSSL_PKEY_PARAM_MAX_SIZE) == 0)
-            ok = OSSL_PARAM_set_int(p, CPT_X25519_LEN);
+            ok = OSSL_PARAM_set_int(p, maxsize);
         else if (strcmp(p->key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY) == 0
             || strcmp(p->key, OSSL_PKEY_PARAM_PUB_KEY) == 0)
-            ok = (x->head.has & CPT_KEY_HAS_PUBLIC) != 0
-                && OSSL_PARAM_set_octet_string(p, x->pub, sizeof(x->pub));
+            ok = pub != NULL && OSSL_PARAM_set_octet_string(p, pub, publen);
         else
             ok = 0;
         if (!ok)
             return -1;
     }
     return 1;
+}
+
+static int x25519_get_params(const struct cptprov_key *k, OSSL_PARAM params[])
+{
+    const struct cpt_x25519_key *x = x25519(k);
+
+    return sizes_and_pub(params, 253, 128, CPT_X25519_LEN,
+        (x->head.has & CPT_KEY_HAS_PUBLIC) != 0 ? x->pub : NULL, sizeof(x->pub));
 }
 
 static int x25519_set_params(struct cptprov_key *k, const OSSL_PARAM params[])
@@ -129,25 +140,8 @@ static int ec_get_params(const struct cptprov_key *k, OSSL_PARAM params[])
 
     if (e->group.curve == 0)
         return -1;
-    for (OSSL_PARAM *p = params; p->key != NULL; p++) {
-        int ok;
-
-        if (strcmp(p->key, OSSL_PKEY_PARAM_BITS) == 0)
-            ok = OSSL_PARAM_set_int(p, e->group.bits);
-        else if (strcmp(p->key, OSSL_PKEY_PARAM_SECURITY_BITS) == 0)
-            ok = OSSL_PARAM_set_int(p, e->group.secbits);
-        else if (strcmp(p->key, OSSL_PKEY_PARAM_MAX_SIZE) == 0)
-            ok = OSSL_PARAM_set_int(p, e->group.siglen);
-        else if (strcmp(p->key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY) == 0
-            || strcmp(p->key, OSSL_PKEY_PARAM_PUB_KEY) == 0)
-            ok = (e->head.has & CPT_KEY_HAS_PUBLIC) != 0
-                && OSSL_PARAM_set_octet_string(p, e->pub, 1 + 2 * (size_t)e->group.bytelen);
-        else
-            ok = 0;
-        if (!ok)
-            return -1;
-    }
-    return 1;
+    return sizes_and_pub(params, e->group.bits, e->group.secbits, e->group.siglen,
+        (e->head.has & CPT_KEY_HAS_PUBLIC) != 0 ? e->pub : NULL, 1 + 2 * (size_t)e->group.bytelen);
 }
 
 /*

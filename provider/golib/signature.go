@@ -32,6 +32,15 @@ func sigOf(alg C.int, state unsafe.Pointer, p *C.struct_cpt_sig_pending, key uns
 	return s, env, e
 }
 
+// hashRest hashes the rest of the message a final call carries
+// (EVP_DigestSign and EVP_DigestVerify in one call; tbs NULL: none).
+func hashRest(s dispatch.Signature, env *dispatch.Env, state unsafe.Pointer, final C.int, tbs unsafe.Pointer, tbslen C.size_t) *dispatch.Error {
+	if final == 0 || tbs == nil {
+		return nil
+	}
+	return s.Update(env, state, goBytes(tbs, tbslen))
+}
+
 //export cptgo_sig_init
 func cptgo_sig_init(alg C.int, state, key unsafe.Pointer, op, stream C.int, mdname *C.char, params unsafe.Pointer, st *C.struct_cpt_status) (rc C.int) {
 	defer guard(st, &rc)
@@ -86,11 +95,8 @@ func cptgo_sig_sign(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_sig_p
 	}
 	var n int
 	var async bool
-	if final != 0 && tbs != nil {
-		// EVP_DigestSign's message and the signature in one call.
-		if e = s.Update(env, state, goBytes(tbs, tbslen)); e != nil {
-			return result(st, e)
-		}
+	if e = hashRest(s, env, state, final, tbs, tbslen); e != nil {
+		return result(st, e)
 	}
 	if final != 0 {
 		n, async, e = s.SignFinal(env, state, key, scratch, sig, int(sigsize), waiterOf(wn))
@@ -108,10 +114,8 @@ func cptgo_sig_verify(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_sig
 		return result(st, e)
 	}
 	var async bool
-	if final != 0 && tbs != nil {
-		if e = s.Update(env, state, goBytes(tbs, tbslen)); e != nil {
-			return result(st, e)
-		}
+	if e = hashRest(s, env, state, final, tbs, tbslen); e != nil {
+		return result(st, e)
 	}
 	if final != 0 {
 		async, e = s.VerifyFinal(env, state, key, scratch, goBytes(sig, siglen), waiterOf(wn))
