@@ -66,6 +66,7 @@ static void *cipher_dupctx(void *vctx)
     }
     if (api != NULL && d->go_seen)
         api->cipher_dup(d->alg->id, d->state);
+    cptprov_cipher_deferred_bind(d);
     return d;
 }
 
@@ -106,7 +107,10 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen, cons
     const struct cptgo_api *api;
     struct cpt_status st = { 0, "" };
 
-    if (params == NULL || params[0].key == NULL) {
+    /* Settings kept after the init kept now would come before this one. */
+    int after = p->params != NULL && !p->params_first;
+
+    if ((params == NULL || params[0].key == NULL) && !after) {
         if (key != NULL && keylen != c->alg->keylen) {
             CPT_RAISE(c->prov, CPT_R_INVALID_KEY_LENGTH, "invalid key length %zu (need %zu)",
                 keylen, c->alg->keylen);
@@ -276,7 +280,8 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     const struct cptgo_api *api;
     struct cpt_status st = { 0, "" };
 
-    if (params == NULL || params[0].key == NULL || cptprov_cipher_set_params_in_c(c, params) == 1)
+    if (params == NULL || params[0].key == NULL || cptprov_cipher_set_params_in_c(c, params) == 1
+        || cptprov_cipher_defer_tls(c, params) == 1)
         return 1;
     if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL
         || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) != NULL

@@ -44,10 +44,26 @@ struct cipher_cpu {
     unsigned char aad[64];
 };
 
+/*
+ * An AEAD's TLS 1.2 settings, checked in C and kept for Go's next call
+ * (pending.params points at params while it holds any): libssl sets the
+ * fixed IV and the version once a key, and the AAD before every record.
+ */
+enum { CPT_DEFER_AAD = 1, CPT_DEFER_IVFIXED = 2, CPT_DEFER_VERSION = 4, CPT_DEFER_MACSIZE = 8 };
+struct cipher_deferred {
+    unsigned int set; /* CPT_DEFER_* */
+    unsigned char aad[13];
+    unsigned char ivfixed[16];
+    size_t ivfixed_len;
+    uint64_t version, macsize;
+    OSSL_PARAM params[5];
+};
+
 struct cptprov_cipher_ctx {
     struct cptprov_ctx *prov;
     const struct cptprov_cipher_alg *alg;
     struct cpt_pending_init pending;
+    struct cipher_deferred deferred;
     struct cpt_path path;
     struct cipher_cpu cpu;
     /* Go has been handed the state: a context whose messages all ran on
@@ -94,6 +110,9 @@ int cptprov_aead_final(struct cptprov_cipher_ctx *c, unsigned char *out, size_t 
  * parameters in C: 1, or -1 when Go must. */
 int cptprov_cipher_get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARAM params[]);
 int cptprov_cipher_set_params_in_c(const struct cptprov_cipher_ctx *c, const OSSL_PARAM params[]);
+int cptprov_cipher_defer_tls(struct cptprov_cipher_ctx *c, const OSSL_PARAM params[]);
+/* Points pending.params at the context's own copy (after a dupctx). */
+void cptprov_cipher_deferred_bind(struct cptprov_cipher_ctx *c);
 int cptprov_cipher_get_params(OSSL_PARAM params[], const struct cptprov_cipher_alg *a);
 OSSL_FUNC_cipher_gettable_ctx_params_fn cptprov_aead_gettable_ctx_params;
 OSSL_FUNC_cipher_settable_ctx_params_fn cptprov_aead_settable_ctx_params;

@@ -95,6 +95,98 @@ int cptprov_cipher_set_params_in_c(const struct cptprov_cipher_ctx *c, const OSS
     return 1;
 }
 
+/* An INTEGER or UNSIGNED_INTEGER parameter Go reads as the same value. */
+static int tls_uint(const OSSL_PARAM *p, uint64_t *v)
+{
+    return (p->data_type == OSSL_PARAM_INTEGER || p->data_type == OSSL_PARAM_UNSIGNED_INTEGER)
+        && p->data != NULL && (p->data_size == 4 || p->data_size == 8)
+        && OSSL_PARAM_get_uint64(p, v);
+}
+
+/* Whether Go will take this TLS 1.2 AAD (OpenSSL's gcm_tls_init and
+ * chacha20_poly1305_tls_init): its record length holds the explicit
+ * nonce and, when opening, the tag. */
+static int tls_aad_ok(const struct cptprov_cipher_ctx *c, const unsigned char *aad, int enc)
+{
+    size_t n = (size_t)aad[11] << 8 | aad[12], need = c->alg->chacha ? 0 : 8;
+
+    return n >= need + (enc ? 0 : 16);
+}
+
+void cptprov_cipher_deferred_bind(struct cptprov_cipher_ctx *c)
+{
+    struct cipher_deferred *d = &c->deferred;
+    OSSL_PARAM *p = d->params;
+
+    if (c->pending.params == NULL)
+        return;
+    if (d->set & CPT_DEFER_IVFIXED)
+        *p++ = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, d->ivfixed,
+            d->ivfixed_len);
+    if (d->set & CPT_DEFER_VERSION)
+        *p++ = OSSL_PARAM_construct_uint64(OSSL_CIPHER_PARAM_TLS_VERSION, &d->version);
+    if (d->set & CPT_DEFER_MACSIZE)
+        *p++ = OSSL_PARAM_construct_uint64(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, &d->macsize);
+    if (d->set & CPT_DEFER_AAD)
+        *p++ = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, d->aad,
+            sizeof(d->aad));
+    *p = OSSL_PARAM_construct_end();
+    c->pending.params = d->params;
+}
+
+/*
+ * libssl's TLS 1.2 settings of an AEAD context ("tlsivfixed" once a key,
+ * "tls-version" and "tls-mac-size" once a key, "tlsaad" before every
+ * record), checked here as Go checks them and kept for its next call, the
+ * record's, which applies them first: they cost no call of their own.
+ * They keep their order with an init kept in C (pending): all after it,
+ * or all before it. 1: kept; -1: Go must take them (and raise any error).
+ */
+int cptprov_cipher_defer_tls(struct cptprov_cipher_ctx *c, const OSSL_PARAM params[])
+{
+    struct cpt_aead_shadow *sh = cipher_shadow(c);
+    struct cipher_deferred *d = &c->deferred, n;
+    int enc = c->pending.valid ? c->pending.enc : (int)sh->enc;
+    const OSSL_PARAM *p;
+
+    if (!c->alg->aead || c->cpu.aad_len != 0)
+        return -1;
+    if (c->pending.params != NULL && c->pending.params_first == c->pending.valid)
+        return -1; /* set before the init kept now: these come after it */
+    n = c->pending.params != NULL ? *d : (struct cipher_deferred){ 0 };
+    for (p = params; p->key != NULL; p++) {
+        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) && p->data_type == OSSL_PARAM_OCTET_STRING
+            && p->data != NULL && p->data_size == sizeof(n.aad) && tls_aad_ok(c, p->data, enc)) {
+            memcpy(n.aad, p->data, sizeof(n.aad));
+            n.set |= CPT_DEFER_AAD;
+        } else if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)
+            && p->data_type == OSSL_PARAM_OCTET_STRING && p->data != NULL
+            && (c->alg->chacha ? p->data_size == 12
+                               : p->data_size >= 4 && p->data_size <= sizeof(n.ivfixed)
+                        && p->data_size + 8 <= shadow_ivlen(c))) {
+            memcpy(n.ivfixed, p->data, p->data_size);
+            n.ivfixed_len = p->data_size;
+            n.set |= CPT_DEFER_IVFIXED;
+        } else if (key_is(p->key, OSSL_CIPHER_PARAM_TLS_VERSION) && tls_uint(p, &n.version)
+            && n.version <= 0xffff) {
+            n.set |= CPT_DEFER_VERSION;
+        } else if (key_is(p->key, OSSL_CIPHER_PARAM_TLS_MAC_SIZE) && tls_uint(p, &n.macsize)) {
+            n.set |= CPT_DEFER_MACSIZE;
+        } else {
+            return -1;
+        }
+    }
+    if (c->pending.params == NULL)
+        c->pending.params_first = !c->pending.valid;
+    *d = n;
+    c->pending.params = d->params;
+    cptprov_cipher_deferred_bind(c);
+    c->cpu.tls = 1; /* TLS 1.2 records go to the device */
+    c->cpu.iv_fresh = 0;
+    sh->final_ready = 0; /* a final now is Go's to refuse, as after any setting */
+    return 1;
+}
+
 /* Static algorithm parameters: answered in C, before any Go exists. */
 int cptprov_cipher_get_params(OSSL_PARAM params[], const struct cptprov_cipher_alg *a)
 {

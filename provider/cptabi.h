@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#define CPT_ABI_VERSION 13
+#define CPT_ABI_VERSION 14
 
 /* Return values of the Go entry points. */
 #define CPT_ERR 0
@@ -206,6 +206,15 @@ struct cpt_pending_init {
     size_t ivlen;
     unsigned char key[32];
     unsigned char iv[128];
+    /*
+     * Context parameters the C side checked and keeps for the same next
+     * call (an OSSL_PARAM array in the C context; NULL: none): libssl's
+     * TLS 1.2 settings, once a key and once a record (cipher_params.c).
+     * Go applies them after the init, or before it when params_first, and
+     * sets params to NULL.
+     */
+    void *params;
+    int params_first;
 };
 
 /*

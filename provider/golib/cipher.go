@@ -17,21 +17,32 @@ import (
 )
 
 // cipherOf finds the cipher and the process environment for a call, and
-// applies an init the C side kept pending for the context.
+// applies what the C side kept pending for the context: an init and the
+// parameters set after it (or before it, params_first), in their order.
 func cipherOf(alg C.int, state unsafe.Pointer, pending *C.struct_cpt_pending_init) (dispatch.Cipher, *dispatch.Env, *dispatch.Error) {
 	c, env, e := operation("cipher id", alg, dispatch.CipherByID)
-	if e != nil {
-		return nil, nil, e
+	if e != nil || pending == nil {
+		return c, env, e
 	}
-	if pending != nil && pending.valid != 0 {
+	params := dispatch.ParamsAt(pending.params)
+	kept := pending.params != nil
+	pending.params = nil
+	if kept && (pending.params_first != 0 || pending.valid == 0) {
+		if e = c.SetCtxParams(env, state, params); e != nil {
+			pending.valid = 0
+			return nil, nil, e
+		}
+		params = dispatch.Params{}
+	}
+	if pending.valid != 0 {
 		pending.valid = 0
 		key := unsafe.Slice((*byte)(unsafe.Pointer(&pending.key[0])), len(pending.key))
 		iv := unsafe.Slice((*byte)(unsafe.Pointer(&pending.iv[0])), len(pending.iv))
-		err := c.Init(env, state, pending.enc != 0, key[:pending.keylen], pending.has_key != 0, iv[:pending.ivlen], pending.has_iv != 0, dispatch.Params{})
+		e = c.Init(env, state, pending.enc != 0, key[:pending.keylen], pending.has_key != 0, iv[:pending.ivlen], pending.has_iv != 0, params)
 		clear(key)
 		pending.has_key, pending.has_iv, pending.keylen, pending.ivlen = 0, 0, 0, 0
-		if err != nil {
-			return nil, nil, err
+		if e != nil {
+			return nil, nil, e
 		}
 	}
 	return c, env, nil

@@ -345,6 +345,24 @@ static void test_tls12(void)
             CPT_CHECK(n < 0 && ERR_peek_error() != 0, "a forged TLS 1.2 record is rejected");
             ERR_clear_error();
         }
+        /* an opening AAD whose record cannot hold the tag is refused at once */
+        for (int p = 0; ok && p < 2; p++) {
+            unsigned char aad[13] = { 0, 0, 0, 0, 0, 0, 0, 100, 23, 3, 3, 0, 15 };
+            int refused = !set_octets(open[p], OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, aad, 13);
+
+            CPT_CHECK(refused && ERR_peek_error() != 0,
+                "%s refuses a TLS 1.2 AAD announcing 15 bytes to open, with an error",
+                p == 1 ? "the provider" : "the default provider");
+            ERR_clear_error();
+            aad[12] = 16;
+            CPT_CHECK(set_octets(open[p], OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, aad, 13),
+                "%s takes one announcing 16", p == 1 ? "the provider" : "the default provider");
+            CPT_CHECK(!set_octets(open[p], OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, fixed, 11)
+                    && ERR_peek_error() != 0,
+                "%s refuses a TLS fixed IV of 11 bytes, with an error",
+                p == 1 ? "the provider" : "the default provider");
+            ERR_clear_error();
+        }
         for (int p = 0; p < 2; p++) {
             EVP_CIPHER_CTX_free(seal[p]);
             EVP_CIPHER_CTX_free(open[p]);

@@ -2312,9 +2312,47 @@ out:
     tls_conn_end(&t, bad, ctxs);
 }
 
+/*
+ * An init with a new IV after a TLS fixed IV (both kept in C until the next
+ * call into Go): the IV set last is the message's, as in OpenSSL.
+ */
+static void tls12_then_init(int ai)
+{
+    unsigned char key[32], fixed[4], iv[12], pt[48], ct[2][48], tag[2][16];
+    int ok[2];
+
+    for (size_t i = 0; i < sizeof(key); i++)
+        key[i] = (unsigned char)(i * 7 + ai);
+    memset(fixed, 0xa5, sizeof(fixed));
+    memset(iv, 0x3c, sizeof(iv));
+    memset(pt, 0x11, sizeof(pt));
+    for (int p = 0; p < 2; p++) {
+        EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+        OSSL_PARAM ver[2] = { OSSL_PARAM_END, OSSL_PARAM_END };
+        int v = 0x0303, n, f; /* TLS 1.2 */
+
+        ver[0] = OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_TLS_VERSION, &v);
+        ok[p] = ctx != NULL && EVP_CipherInit_ex(ctx, p ? g_rc[ai] : g_tc[ai], NULL, key, NULL, 1) > 0
+            && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0
+            && EVP_CIPHER_CTX_set_params(ctx, ver) > 0
+            && EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, 1) > 0
+            && EVP_EncryptUpdate(ctx, ct[p], &n, pt, (int)sizeof(pt)) > 0 && n == (int)sizeof(pt)
+            && EVP_EncryptFinal_ex(ctx, ct[p] + n, &f) > 0
+            && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag[p]) > 0;
+        EVP_CIPHER_CTX_free(ctx);
+    }
+    chk(ok[0] && ok[1] && memcmp(ct[0], ct[1], sizeof(pt)) == 0 && memcmp(tag[0], tag[1], 16) == 0,
+        "%s: init(key), TLS fixed IV, tls-version, init(IV), message: as the default provider",
+        g_alg[ai]);
+    ERR_clear_error();
+}
+
 static void test_tls12(void)
 {
     size_t nrec = 100 + (size_t)g_iters / 3;
+
+    for (int ai = 0; ai < NALG; ai++)
+        tls12_then_init(ai);
 
     for (int ai = 0; ai < NALG; ai++)
         for (int mode = 0; mode < 2; mode++)
