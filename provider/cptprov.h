@@ -261,7 +261,10 @@ struct cptprov_key_local {
     int (*get_params)(const struct cptprov_key *k, OSSL_PARAM params[]);
     int (*set_params)(struct cptprov_key *k, const OSSL_PARAM params[]);
     int (*validate)(const struct cptprov_key *k, int selection);
-    int (*gen_set_params)(const OSSL_PARAM params[]);
+    int (*gen_set_params)(void *gen, const OSSL_PARAM params[]);
+    /* After Go took params for the generation gen: what C may answer
+     * alone next time. */
+    void (*gen_learn)(const void *gen, const OSSL_PARAM params[]);
     int (*gen_template)(void *gen, const struct cptprov_key *template);
     int (*gen_domain)(const void *gen, struct cptprov_key *k);
     int (*secret_size)(const struct cptprov_key *k, const struct cptprov_key *peer);

@@ -211,12 +211,17 @@ static int cptprov_keygen_set_params(void *vg, const OSSL_PARAM params[])
     struct cptprov_keygen *g = vg;
     struct cpt_call call;
 
-    if (params == NULL || params[0].key == NULL || LOCAL(g->kt, gen_set_params, params) == 1)
+    if (params == NULL || params[0].key == NULL
+        || LOCAL(g->kt, gen_set_params, g->state, params) == 1)
         return 1;
-    if (!cptprov_call_begin(&call, g->prov, cptprov_go(g->prov), 0))
+    if (!cptprov_call_begin(&call, g->prov, cptprov_go(g->prov), 0)
+        || !cptprov_finish(&call,
+            call.api->keygen_set_params(g->kt->id, g->state, params, &call.st), NULL,
+            "keygen_set_params"))
         return 0;
-    return cptprov_finish(&call, call.api->keygen_set_params(g->kt->id, g->state, params, &call.st),
-        NULL, "keygen_set_params");
+    if (g->kt->local != NULL && g->kt->local->gen_learn != NULL)
+        g->kt->local->gen_learn(g->state, params);
+    return 1;
 }
 
 static void *keygen_init(void *provctx, const struct cptprov_keytype *kt, int selection,

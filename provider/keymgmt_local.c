@@ -84,8 +84,9 @@ static int x25519_validate(const struct cptprov_key *k, int selection)
     return 1;
 }
 
-static int x25519_gen_set_params(const OSSL_PARAM params[])
+static int x25519_gen_set_params(void *gen, const OSSL_PARAM params[])
 {
+    (void)gen;
     for (const OSSL_PARAM *p = params; p->key != NULL; p++)
         if (strcmp(p->key, OSSL_PKEY_PARAM_GROUP_NAME) != 0
             || p->data_type != OSSL_PARAM_UTF8_STRING || p->data == NULL || p->data_size != 6
@@ -190,9 +191,75 @@ static int ec_secret_size(const struct cptprov_key *k, const struct cptprov_key 
     return e->group.bytelen;
 }
 
+/*
+ * The groups Go has set by name in a generation, kept for the process (a
+ * group's values are Go's constants): libssl names the group of every EC
+ * key share. A name is kept as given; Go takes others (aliases, another
+ * case) and they are kept in turn, while slots last.
+ */
+#define EC_NAMES 8
+#define EC_NAME_MAX 32
+static struct {
+    atomic_int state; /* 0 free, 1 being written, 2 set */
+    size_t len;
+    char name[EC_NAME_MAX];
+    struct cpt_ec_group group;
+} ec_names[EC_NAMES];
+
+/* The name of a generation's params that set only the group, or NULL. */
+static const char *ec_group_name(const OSSL_PARAM params[], size_t *len)
+{
+    const OSSL_PARAM *p = params;
+
+    if (strcmp(p->key, OSSL_PKEY_PARAM_GROUP_NAME) != 0 || p[1].key != NULL
+        || p->data_type != OSSL_PARAM_UTF8_STRING || p->data == NULL || p->data_size == 0
+        || p->data_size >= EC_NAME_MAX || strnlen(p->data, p->data_size) != p->data_size)
+        return NULL;
+    *len = p->data_size;
+    return p->data;
+}
+
+static int ec_gen_set_params(void *gen, const OSSL_PARAM params[])
+{
+    size_t len;
+    const char *name = ec_group_name(params, &len);
+
+    for (int i = 0; name != NULL && i < EC_NAMES; i++)
+        if (atomic_load_explicit(&ec_names[i].state, memory_order_acquire) == 2
+            && ec_names[i].len == len && memcmp(ec_names[i].name, name, len) == 0) {
+            ((struct cpt_ec_gen *)gen)->group = ec_names[i].group;
+            return 1;
+        }
+    return -1;
+}
+
+static void ec_gen_learn(const void *gen, const OSSL_PARAM params[])
+{
+    const struct cpt_ec_gen *g = gen;
+    size_t len;
+    const char *name = ec_group_name(params, &len);
+    struct cpt_ec_gen probe;
+
+    if (name == NULL || g->group.curve == 0 || ec_gen_set_params(&probe, params) == 1)
+        return;
+    for (int i = 0; i < EC_NAMES; i++) {
+        int free_slot = 0;
+
+        if (atomic_compare_exchange_strong(&ec_names[i].state, &free_slot, 1)) {
+            ec_names[i].len = len;
+            memcpy(ec_names[i].name, name, len);
+            ec_names[i].group = g->group;
+            atomic_store_explicit(&ec_names[i].state, 2, memory_order_release);
+            return;
+        }
+    }
+}
+
 const struct cptprov_key_local cptprov_ec_local = {
     .get_params = ec_get_params,
     .validate = ec_validate,
+    .gen_set_params = ec_gen_set_params,
+    .gen_learn = ec_gen_learn,
     .gen_template = ec_gen_template,
     .gen_domain = ec_gen_domain,
     .secret_size = ec_secret_size,
