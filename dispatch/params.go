@@ -47,6 +47,22 @@ func (ps Params) Each(f func(name string, p *Param) bool) {
 	}
 }
 
+// ParamLists calls f, until it returns an error, with each array of a list
+// of arrays (each ended as usual) that ends with an empty one: settings
+// the C side kept, to apply one by one.
+func ParamLists(p unsafe.Pointer, f func(Params) *Error) *Error {
+	next := func(q *Param) *Param { return (*Param)(unsafe.Add(unsafe.Pointer(q), unsafe.Sizeof(Param{}))) }
+	for q := (*Param)(p); q != nil && q.Key != nil; q = next(q) {
+		if err := f(Params{q}); err != nil {
+			return err
+		}
+		for q.Key != nil {
+			q = next(q)
+		}
+	}
+	return nil
+}
+
 // Walk calls f for each entry in order until f returns an error, which it
 // returns.
 func (ps Params) Walk(f func(name string, p *Param) *Error) *Error {

@@ -165,6 +165,10 @@ struct cpt_sig_pending {
     int op;
     int stream;
     char mdname[CPT_SIG_MDNAME_MAX]; /* "" for none */
+    /* Settings made after the init and kept with it, which Go applies
+     * after it (an OSSL_PARAM array in the C context; NULL: none), then
+     * sets to NULL: libssl's RSA-PSS padding and salt length. */
+    void *params;
 };
 #define CPT_SIG_SCRATCH_SIZE 512
 

@@ -224,14 +224,21 @@ struct cptprov_keytype;
 /*
  * A signature init Go accepted with a key (scheme, operation, digest, no
  * parameters): one seen before is kept in C until the context's next call
- * into Go (struct cpt_sig_pending). Each slot is written once: state 0
- * free, 1 being written, 2 set.
+ * into Go (struct cpt_sig_pending). With it, the settings a context made
+ * after such an init before its first signature (serialized in order by
+ * signature.c), all of which Go accepted: another context's settings that
+ * repeat them are kept too. Each slot and each list is written once:
+ * state 0 free, 1 being written, 2 set.
  */
 #define CPTPROV_KEY_SIG_INITS 4
+#define CPTPROV_SIG_SETS_MAX 128
 struct cptprov_sig_init_seen {
     atomic_int state;
     int alg, op, stream;
     char mdname[CPT_SIG_MDNAME_MAX];
+    atomic_int sets_state;
+    size_t sets_len;
+    unsigned char sets[CPTPROV_SIG_SETS_MAX];
 };
 
 struct cptprov_key {
@@ -243,6 +250,7 @@ struct cptprov_key {
      * libssl asks it before every signature, with the same key each time. */
     atomic_size_t sig_size;
     struct cptprov_sig_init_seen sig_inits[CPTPROV_KEY_SIG_INITS];
+    atomic_uint material; /* counts the changes of the key's material */
     unsigned char state[] __attribute__((aligned(16)));
 };
 int cptprov_key_type_id(const struct cptprov_key *k);

@@ -50,8 +50,11 @@ const struct cptprov_key_local *cptprov_key_local(const struct cptprov_key *k)
 void cptprov_key_material_changes(struct cptprov_key *k)
 {
     atomic_store(&k->sig_size, 0);
-    for (int i = 0; i < CPTPROV_KEY_SIG_INITS; i++)
+    atomic_fetch_add(&k->material, 1);
+    for (int i = 0; i < CPTPROV_KEY_SIG_INITS; i++) {
         atomic_store(&k->sig_inits[i].state, 0);
+        atomic_store(&k->sig_inits[i].sets_state, 0);
+    }
 }
 
 int cptprov_key_up_ref(struct cptprov_key *k)

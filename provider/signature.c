@@ -18,6 +18,16 @@ struct cptprov_sig {
     unsigned int keytypes; /* bit (1 << CPT_KEY_*) for each key type the scheme signs with */
     struct cptprov_key *key;
     struct cpt_sig_pending pending; /* an init Go applies at its next call */
+    /* The key's slot of the last init without parameters (-1: none), and
+     * the settings made since, serialized (sets_append), while they are
+     * all known (sets_ok): those kept with the init are its first kept_sets. */
+    int slot;
+    unsigned int material; /* the key's when the slot was found */
+    int sets_ok;
+    size_t sets_len;
+    unsigned char sets[CPTPROV_SIG_SETS_MAX] __attribute__((aligned(8)));
+    /* The kept settings as Go takes them: each set's array, then an empty one. */
+    OSSL_PARAM kept[8];
     unsigned char state[CPT_SIG_STATE_SIZE] __attribute__((aligned(16)));
     unsigned char scratch[CPT_SIG_SCRATCH_SIZE] __attribute__((aligned(16)));
 };
@@ -49,16 +59,80 @@ static void cptprov_sig_free(void *vs)
     OPENSSL_clear_free(s, sizeof(*s));
 }
 
+/*
+ * Settings serialized, to compare them with those a key's slot holds and to
+ * keep them: per parameter its key and NUL, type and size bytes, the data
+ * 8-byte aligned and a NUL; an empty key ends a set. 0: they do not fit,
+ * or one cannot be kept.
+ */
+static int sets_append(unsigned char *buf, size_t *len, const OSSL_PARAM params[])
+{
+    size_t n = *len;
+
+    for (const OSSL_PARAM *p = params; p->key != NULL; p++) {
+        size_t kl = strlen(p->key) + 1, at;
+
+        if (p->data == NULL || p->data_size > 64 || kl > 32)
+            return 0;
+        at = (n + kl + 2 + 7) & ~(size_t)7;
+        if (at + p->data_size + 1 > CPTPROV_SIG_SETS_MAX)
+            return 0;
+        memcpy(buf + n, p->key, kl);
+        buf[n + kl] = (unsigned char)p->data_type;
+        buf[n + kl + 1] = (unsigned char)p->data_size;
+        memset(buf + n + kl + 2, 0, at - (n + kl + 2));
+        memcpy(buf + at, p->data, p->data_size);
+        buf[at + p->data_size] = 0;
+        n = at + p->data_size + 1;
+    }
+    if (n + 1 > CPTPROV_SIG_SETS_MAX)
+        return 0;
+    buf[n] = 0;
+    *len = n + 1;
+    return 1;
+}
+
+/* Points pending.params at the kept settings (sets[0..len]) as OSSL_PARAM
+ * arrays; 0: too many parameters. */
+static int kept_bind(struct cptprov_sig *s, size_t len)
+{
+    size_t n = 0, i = 0, max = sizeof(s->kept) / sizeof(s->kept[0]);
+
+    while (n < len) {
+        const char *key = (const char *)s->sets + n;
+        size_t kl = strlen(key) + 1, at;
+
+        if (i + 2 >= max)
+            return 0;
+        if (kl == 1) { /* a set's end */
+            s->kept[i++] = (OSSL_PARAM)OSSL_PARAM_END;
+            n++;
+            continue;
+        }
+        at = (n + kl + 2 + 7) & ~(size_t)7;
+        s->kept[i++] = (OSSL_PARAM){ key, s->sets[n + kl], s->sets + at, s->sets[n + kl + 1],
+            OSSL_PARAM_UNMODIFIED };
+        n = at + s->sets[n + kl + 1] + 1;
+    }
+    s->kept[i] = (OSSL_PARAM)OSSL_PARAM_END;
+    s->pending.params = s->kept;
+    return 1;
+}
+
 static void *cptprov_sig_dup(void *vs)
 {
     struct cptprov_sig *s = vs, *d = OPENSSL_memdup(s, sizeof(*s));
 
-    if (d != NULL && d->key != NULL)
+    if (d == NULL)
+        return NULL;
+    if (d->key != NULL)
         cptprov_key_up_ref(d->key);
+    if (d->pending.params != NULL)
+        kept_bind(d, d->sets_len); /* it fitted in s */
     return d;
 }
 
-/* Whether Go accepted this init with the key before. */
+/* The key's slot of an init Go accepted with it before, or -1. */
 static int init_seen(struct cptprov_key *k, int alg, int op, int stream, const char *md)
 {
     for (int i = 0; i < CPTPROV_KEY_SIG_INITS; i++) {
@@ -66,16 +140,18 @@ static int init_seen(struct cptprov_key *k, int alg, int op, int stream, const c
 
         if (atomic_load_explicit(&e->state, memory_order_acquire) == 2 && e->alg == alg
             && e->op == op && e->stream == stream && strcmp(e->mdname, md) == 0)
-            return 1;
+            return i;
     }
-    return 0;
+    return -1;
 }
 
-static void init_remember(struct cptprov_key *k, int alg, int op, int stream, const char *md)
+static int init_remember(struct cptprov_key *k, int alg, int op, int stream, const char *md)
 {
-    if (strlen(md) >= CPT_SIG_MDNAME_MAX || init_seen(k, alg, op, stream, md))
-        return;
-    for (int i = 0; i < CPTPROV_KEY_SIG_INITS; i++) {
+    int i = init_seen(k, alg, op, stream, md);
+
+    if (strlen(md) >= CPT_SIG_MDNAME_MAX || i >= 0)
+        return i;
+    for (i = 0; i < CPTPROV_KEY_SIG_INITS; i++) {
         struct cptprov_sig_init_seen *e = &k->sig_inits[i];
         int free_slot = 0;
 
@@ -84,10 +160,55 @@ static void init_remember(struct cptprov_key *k, int alg, int op, int stream, co
             e->op = op;
             e->stream = stream;
             strcpy(e->mdname, md);
+            atomic_store(&e->sets_state, 0);
             atomic_store_explicit(&e->state, 2, memory_order_release);
-            return;
+            return i;
         }
     }
+    return -1;
+}
+
+/* After the context's first signature since its init: the key's slot
+ * learns the settings made in between, if it has none yet. */
+static void sets_remember(struct cptprov_sig *s)
+{
+    struct cptprov_sig_init_seen *e;
+    int free_list = 0;
+
+    if (s->slot < 0 || !s->sets_ok || atomic_load(&s->key->material) != s->material)
+        return;
+    e = &s->key->sig_inits[s->slot];
+    s->slot = -1;
+    if (atomic_compare_exchange_strong(&e->sets_state, &free_list, 1)) {
+        memcpy(e->sets, s->sets, s->sets_len);
+        e->sets_len = s->sets_len;
+        atomic_store_explicit(&e->sets_state, 2, memory_order_release);
+    }
+}
+
+/*
+ * Settings after a kept init that repeat, in order, those another context
+ * made after the same init (which Go accepted): kept too, their outcome
+ * known. 1: kept; 0: Go must take them (the record goes on when it does).
+ */
+static int sets_keep(struct cptprov_sig *s, const OSSL_PARAM params[])
+{
+    const struct cptprov_sig_init_seen *e;
+    size_t n = s->sets_len;
+
+    if (s->slot < 0 || !s->sets_ok || atomic_load(&s->key->material) != s->material)
+        return 0;
+    if (!sets_append(s->sets, &n, params)) {
+        s->sets_ok = 0;
+        return 0;
+    }
+    e = &s->key->sig_inits[s->slot];
+    if (!s->pending.valid || atomic_load_explicit(&e->sets_state, memory_order_acquire) != 2
+        || n > e->sets_len || memcmp(e->sets + s->sets_len, s->sets + s->sets_len, n - s->sets_len) != 0
+        || !kept_bind(s, n))
+        return 0;
+    s->sets_len = n;
+    return 1;
 }
 
 static int sig_init(struct cptprov_sig *s, void *vkey, int op, int stream, const char *mdname,
@@ -114,7 +235,12 @@ static int sig_init(struct cptprov_sig *s, void *vkey, int op, int stream, const
     }
     s->op = 0;
     s->pending.valid = 0;
-    if (plain && init_seen(s->key, s->alg, op, stream, md)) {
+    s->pending.params = NULL;
+    s->slot = -1;
+    s->material = atomic_load(&s->key->material);
+    s->sets_len = 0;
+    s->sets_ok = plain;
+    if (plain && (s->slot = init_seen(s->key, s->alg, op, stream, md)) >= 0) {
         s->pending.op = op;
         s->pending.stream = stream;
         strcpy(s->pending.mdname, md); /* init_seen: it fits */
@@ -129,7 +255,7 @@ static int sig_init(struct cptprov_sig *s, void *vkey, int op, int stream, const
         return 0;
     }
     if (plain)
-        init_remember(s->key, s->alg, op, stream, md);
+        s->slot = init_remember(s->key, s->alg, op, stream, md);
     s->op = op;
     return 1;
 }
@@ -201,6 +327,8 @@ static int sign(struct cptprov_sig *s, unsigned char *sig, size_t *siglen, size_
         return 0;
     if (sig == NULL && s->op == CPT_OP_SIGN)
         atomic_store(&s->key->sig_size, *siglen);
+    else
+        sets_remember(s);
     return 1;
 }
 
@@ -210,12 +338,14 @@ static int verify(struct cptprov_sig *s, const unsigned char *sig, size_t siglen
     const struct cptgo_api *api = cptprov_go(s->prov);
     struct cpt_call call;
 
-    if (s->key == NULL || !cptprov_call_begin(&call, s->prov, api, 1))
+    if (s->key == NULL || !cptprov_call_begin(&call, s->prov, api, 1)
+        || !cptprov_finish(&call,
+            api->sig_verify(s->alg, s->state, &s->pending, s->key->state, s->scratch, sig, siglen,
+                tbs, tbslen, final, call.n, &call.st),
+            NULL, final ? "digest_verify_final" : "verify"))
         return 0;
-    return cptprov_finish(&call,
-        api->sig_verify(s->alg, s->state, &s->pending, s->key->state, s->scratch, sig, siglen, tbs,
-            tbslen, final, call.n, &call.st),
-        NULL, final ? "digest_verify_final" : "verify");
+    sets_remember(s);
+    return 1;
 }
 
 static int cptprov_sign(void *vs, unsigned char *sig, size_t *siglen, size_t sigsize,
@@ -277,7 +407,7 @@ static int sig_params(struct cptprov_sig *s, OSSL_PARAM params[], int set)
     const struct cptgo_api *api;
     int rc;
 
-    if (params == NULL || params[0].key == NULL)
+    if (params == NULL || params[0].key == NULL || (set && sets_keep(s, params)))
         return 1;
     if ((api = cptprov_go(s->prov)) == NULL)
         return 0;
@@ -286,8 +416,11 @@ static int sig_params(struct cptprov_sig *s, OSSL_PARAM params[], int set)
     if (rc != CPT_OK) {
         cptprov_raise_status(s->prov, &st,
             set ? "signature_set_ctx_params" : "signature_get_ctx_params");
+        s->sets_ok = 0;
         return 0;
     }
+    if (set && s->sets_ok)
+        s->sets_ok = sets_append(s->sets, &s->sets_len, params);
     return 1;
 }
 

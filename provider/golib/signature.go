@@ -22,12 +22,18 @@ func signatureOf(alg C.int) (dispatch.Signature, *dispatch.Env, *dispatch.Error)
 }
 
 // sigOf is signatureOf for a context with an init the C side kept: it is
-// applied first (C keeps only inits Go accepted before with the same key).
+// applied first, then the settings kept after it (C keeps only inits and
+// settings Go accepted before in the same order with the same key).
 func sigOf(alg C.int, state unsafe.Pointer, p *C.struct_cpt_sig_pending, key unsafe.Pointer) (dispatch.Signature, *dispatch.Env, *dispatch.Error) {
 	s, env, e := signatureOf(alg)
 	if e == nil && p != nil && p.valid != 0 {
 		p.valid = 0
+		kept := p.params
+		p.params = nil
 		e = s.Init(env, state, key, int(p.op), p.stream != 0, C.GoString(&p.mdname[0]), dispatch.ParamsAt(nil))
+		if e == nil {
+			e = dispatch.ParamLists(kept, func(ps dispatch.Params) *dispatch.Error { return s.SetParams(env, state, ps) })
+		}
 	}
 	return s, env, e
 }

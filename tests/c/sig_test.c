@@ -1668,6 +1668,89 @@ static void test_kept_inits(void)
         EVP_PKEY_free(keys[k]);
 }
 
+/*
+ * One signature's context as libssl sets it up (init, padding, salt
+ * length) on key k of provider prop. 1: set up and, if sig, signed or
+ * verified (vfy); 0: refused, with a reason on the error queue; -1: a
+ * refusal without one. *where: the step that failed.
+ */
+static int pss_sign(EVP_PKEY *k, const char *prop, int pad, int salt, int vfy, unsigned char *sig,
+    size_t *sl, const unsigned char *msg, size_t n, int *where)
+{
+    EVP_MD_CTX *m = EVP_MD_CTX_new();
+    EVP_PKEY_CTX *pc = NULL;
+    int r;
+
+    *where = 0;
+    r = m != NULL
+        && (vfy ? EVP_DigestVerifyInit_ex(m, &pc, "SHA256", NULL, prop, k, NULL)
+                : EVP_DigestSignInit_ex(m, &pc, "SHA256", NULL, prop, k, NULL))
+            > 0;
+    if (r && (*where = 1, EVP_PKEY_CTX_set_rsa_padding(pc, pad) <= 0))
+        r = 0;
+    if (r && (*where = 2, EVP_PKEY_CTX_set_rsa_pss_saltlen(pc, salt) <= 0))
+        r = 0;
+    if (r && sig != NULL && (*where = 3, 1))
+        r = (vfy ? EVP_DigestVerify(m, sig, *sl, msg, n) : EVP_DigestSign(m, sig, sl, msg, n)) > 0;
+    EVP_MD_CTX_free(m);
+    if (!r && ERR_peek_error() == 0)
+        return -1;
+    return r;
+}
+
+/*
+ * Settings after a kept init that repeat another context's (libssl's
+ * RSA-PSS padding and salt length before every handshake signature) are
+ * kept with it; settings that depart go to Go, which refuses at once what
+ * the default provider refuses.
+ */
+static void test_kept_settings(void)
+{
+    static const struct {
+        int pad, salt, verify_salt;
+        const char *what;
+    } step[] = {
+        { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_DIGEST, "PSS, digest-long salt" },
+        { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_DIGEST, "the same again" },
+        { RSA_PKCS1_PSS_PADDING, -5, 0, "PSS, salt length -5" },
+        { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_MAX, RSA_PSS_SALTLEN_AUTO, "PSS, longest salt" },
+        { RSA_PKCS1_PADDING, RSA_PSS_SALTLEN_DIGEST, 0, "PKCS#1, then a salt length" },
+        { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_DIGEST, "PSS, digest-long salt once more" },
+    };
+    EVP_PKEY *k = rsa_keygen(2048, "provider=cptprov"), *kd = copy_key(k, "provider=default");
+    unsigned char msg[64], sig[600];
+
+    memset(msg, 0x42, sizeof(msg));
+    if (!CPT_CHECK(k != NULL && kd != NULL, "RSA-2048 key in cptprov and its copy in default"))
+        goto done;
+    for (int round = 0; round < 2; round++)
+        for (size_t i = 0; i < NELEM(step); i++) {
+            size_t sl = sizeof(sig);
+            int wc, wd, c, d, v;
+
+            ERR_clear_error();
+            d = pss_sign(kd, "provider=default", step[i].pad, step[i].salt, 0, NULL, NULL, msg,
+                sizeof(msg), &wd);
+            ERR_clear_error();
+            c = pss_sign(k, "provider=cptprov", step[i].pad, step[i].salt, 0, sig, &sl, msg,
+                sizeof(msg), &wc);
+            ERR_clear_error();
+            CPT_CHECK(c >= 0 && (c > 0) == (d > 0) && (c > 0 || wc == wd),
+                "round %d, %s: cptprov %d (step %d), default %d (step %d)", round, step[i].what,
+                c, wc, d, wd);
+            if (c <= 0)
+                continue;
+            v = pss_sign(kd, "provider=default", step[i].pad, step[i].verify_salt, 1, sig, &sl,
+                msg, sizeof(msg), &wd);
+            ERR_clear_error();
+            CPT_CHECK(v > 0, "round %d, %s: the signature verifies in default", round,
+                step[i].what);
+        }
+done:
+    EVP_PKEY_free(k);
+    EVP_PKEY_free(kd);
+}
+
 static const cpt_named_test tests[] = {
     { "differential", test_differential },
     { "ecdsa_lengths", test_ecdsa_lengths },
@@ -1681,6 +1764,7 @@ static const cpt_named_test tests[] = {
     { "key_sizes", test_key_sizes },
     { "async", test_async },
     { "kept_inits", test_kept_inits },
+    { "kept_settings", test_kept_settings },
 };
 
 int main(int argc, char **argv)
