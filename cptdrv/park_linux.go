@@ -39,6 +39,9 @@ func (p *Parker) Prepare() uint32 {
 	return p.seq.Load()
 }
 
+// Sleepers is how many have announced a sleep and not woken yet.
+func (p *Parker) Sleepers() int { return int(p.waiters.Load()) }
+
 // Cancel withdraws a Prepare.
 func (p *Parker) Cancel() { p.waiters.Add(-1) }
 
@@ -47,10 +50,27 @@ func (p *Parker) Cancel() { p.waiters.Add(-1) }
 // calls into Go.
 func (p *Parker) Sleep(seq uint32, timeoutNs int64) {
 	ts := unix.NsecToTimespec(timeoutNs)
-	syscall.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&p.seq)),
-		futexWait|futexPrivate, uintptr(seq),
-		uintptr(unsafe.Pointer(&ts)), 0, 0)
+	futexSleep(&p.seq, seq, &ts)
 	p.waiters.Add(-1)
+}
+
+//go:linkname entersyscallblock runtime.entersyscallblock
+func entersyscallblock()
+
+//go:linkname exitsyscall runtime.exitsyscall
+func exitsyscall()
+
+// futexSleep waits on the futex word as a blocking system call: the
+// runtime hands the sleeper's P on at once (entersyscallblock, as its own
+// notetsleepg does), where syscall.Syscall keeps it until the monitor
+// takes it back.
+//
+//go:nosplit
+func futexSleep(addr *atomic.Uint32, val uint32, ts *unix.Timespec) {
+	entersyscallblock()
+	syscall.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWait|futexPrivate,
+		uintptr(val), uintptr(unsafe.Pointer(ts)), 0, 0)
+	exitsyscall()
 }
 
 // Idle puts an engine with nothing to do to sleep until a doorbell of qs,
