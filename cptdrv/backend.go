@@ -34,11 +34,12 @@ type Backend interface {
 // to Execute instead of queueing it and sleeping: for a software device the
 // caller's CPU is as good an engine as any, and it saves the thread hand-off
 // that would otherwise dominate small operations. Assist lets a submitter
-// that finds the queue full help drain it. An asynchronous submitter that
-// finds a backlog (Backlog) executes its own instruction: where the
-// engines run on the host's own CPUs, a backlog means they already use
-// every CPU they can get, and the submitter's CPU, given to them, would
-// only buy a thread hand-off and a wake-up per operation.
+// that finds the queue full help drain it. An asynchronous submitter
+// executes its own instruction where the backend says so (Helps): where
+// the engines run on the host's own CPUs, when they are behind (they
+// already use every CPU they can get) or asleep (waking one costs more
+// than a short operation), the submitter's CPU given to them would only
+// buy a thread hand-off and wake-ups.
 type Assister interface {
 	// Execute runs inst, which the queue has prepared (result area, tag), as
 	// one of the device's engines would: result written, q.Complete called.
@@ -46,15 +47,13 @@ type Assister interface {
 	// Assist executes at most one queued instruction from q and reports
 	// whether it did.
 	Assist(q *Queue) bool
-	// Backlog is how many of q's instructions must be waiting for an
-	// engine before the asynchronous submitter of an instruction with
-	// opcode op executes it itself; 0: never (the engines are not the
-	// host's CPUs, or the hand-off is too small a part of the opcode's
-	// cost to be worth the application's thread). It leaves the engines
-	// enough queued work that none parks while the submitter helps. The
+	// Helps reports whether the asynchronous submitter of an instruction
+	// with opcode op to q executes it itself now; never where the engines
+	// are not the host's CPUs, or where the hand-off is too small a part
+	// of the opcode's cost to be worth the application's thread. The
 	// opcode, not the instruction: a pointer passed to an interface
 	// method would move every submitter's instruction to the heap.
-	Backlog(q *Queue, op uint16) int
+	Helps(q *Queue, op uint16) bool
 }
 
 // Device is a Backend as a process runs it: the queues attach to it, and

@@ -374,8 +374,8 @@ func (q *Queue) TrySubmit(inst *Instruction, done Completion) error {
 }
 
 // trySubmit is TrySubmit; with help, where the backend asks for it
-// (Assister.Backlog), the submitter executes inst itself instead of
-// queueing it when it finds the engines behind.
+// (Assister.Helps), the submitter executes inst itself instead of
+// queueing it.
 func (q *Queue) trySubmit(inst *Instruction, done Completion, help bool) error {
 	if q.closed.Load() {
 		return ErrClosed
@@ -428,9 +428,9 @@ const fullWait = 2 * time.Millisecond
 // Submit is TrySubmit with back-pressure: while the queue is full it helps
 // the device (or yields) until a slot frees up or the timeout passes; with
 // a software fallback it waits only fullWait, then computes inst itself.
-// Where the backend asks for it (Assister.Backlog), a submission that finds
-// the engines behind executes inst itself, and done runs before Submit
-// returns: its job does not pause. Its own instruction, not the oldest
+// Where the backend asks for it (Assister.Helps), the submitter executes
+// inst itself, and done runs before Submit returns: its job does not
+// pause. Its own instruction, not the oldest
 // queued one, which may be of a kind the backend never wants a submitter
 // to take (an RSA signature behind an application's X25519).
 func (q *Queue) Submit(inst *Instruction, done Completion) error {
@@ -471,11 +471,10 @@ func (q *Queue) executeHere(id uint32, inst *Instruction) {
 	q.signOff(id, uint32(inst.Tag>>32), expConsumed)
 }
 
-// helps reports whether the submitter of inst finds the backlog at which
-// the backend wants it to execute inst itself.
+// helps reports whether the backend wants the asynchronous submitter of
+// inst to execute it itself.
 func (q *Queue) helps(inst *Instruction) bool {
-	n := q.assist.Backlog(q, inst.Op)
-	return n > 0 && q.Pending() >= n
+	return q.assist.Helps(q, inst.Op)
 }
 
 func (q *Queue) fullWait() time.Duration {

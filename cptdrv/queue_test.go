@@ -112,7 +112,9 @@ type assistingDevice struct {
 }
 
 func (d assistingDevice) Execute(q *Queue, inst Instruction) { d.exec(q, &inst) }
-func (d assistingDevice) Backlog(*Queue, uint16) int         { return d.backlog }
+func (d assistingDevice) Helps(q *Queue, _ uint16) bool {
+	return d.backlog > 0 && q.Pending() >= d.backlog
+}
 func (d assistingDevice) Assist(q *Queue) bool {
 	inst, ok := q.Next()
 	if !ok {

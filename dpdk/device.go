@@ -183,10 +183,10 @@ func (d *Device) Execute(q *cptdrv.Queue, inst cptdrv.Instruction) {
 	d.run(q, &inst, nil)
 }
 
-// Backlog implements cptdrv.Assister: never. A device's work is off the
+// Helps implements cptdrv.Assister: never. A device's work is off the
 // host, and a backlog waits for the device, not for a lane: a submitter
 // that took an instruction could only poll the device for it.
-func (d *Device) Backlog(*cptdrv.Queue, uint16) int { return 0 }
+func (d *Device) Helps(*cptdrv.Queue, uint16) bool { return false }
 
 // Assist implements cptdrv.Assister.
 func (d *Device) Assist(q *cptdrv.Queue) bool {

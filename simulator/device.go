@@ -59,6 +59,7 @@ type group struct {
 	queues   cptdrv.QueueSet
 	park     cptdrv.Parker
 	spinning atomic.Int32
+	wakes    atomic.Uint32 // submissions that found every engine asleep
 	engines  int
 	// pausedUntil: the engines take no instruction before this time
 	// (UnixNano; a "full" fault: the ring fills up).
@@ -145,17 +146,35 @@ func (d *Device) Execute(q *cptdrv.Queue, inst cptdrv.Instruction) {
 	d.execute(q, &inst)
 }
 
-// Backlog implements cptdrv.Assister: the engines are goroutines on the
-// host's CPUs. Two queued instructions per engine keep every engine busy
-// while the submitters take the rest. A modular exponentiation (RSA, DH)
-// costs hundreds of µs, its hand-off a few: no throughput to gain from
-// the submitter's thread, which stays the application's. Held engines (a
-// "full" fault) are not helped either: the ring is to fill up.
-func (d *Device) Backlog(q *cptdrv.Queue, op uint16) int {
-	if g := d.groups[q.Group()]; g != nil && uint8(op>>8) != cptdrv.MajorModExp && g.paused() == 0 {
-		return 2 * g.engines
+// wakeEvery: while every engine of a group is asleep, one asynchronous
+// submission in wakeEvery goes to them, and wakes one.
+const wakeEvery = 16
+
+// Helps implements cptdrv.Assister: the engines are goroutines on the
+// host's CPUs, and the submitter executes its own short instruction when
+//
+//   - two per engine are queued already: every engine is busy while the
+//     submitters take the rest;
+//   - every engine is asleep: waking one costs a wake-up, a job switch and
+//     another wake-up for the completion, about what a short operation
+//     costs, on CPUs the application keeps busy (haproxy's threads). One
+//     submission in wakeEvery still wakes them, so that a stream of
+//     submissions (openssl speed's jobs) gets them going, and they stay
+//     busy while it lasts.
+//
+// A modular exponentiation (RSA, DH) costs hundreds of µs, its hand-off a
+// few: no throughput to gain from the submitter's thread, which stays the
+// application's. Held engines (a "full" fault) are not helped either: the
+// ring is to fill up.
+func (d *Device) Helps(q *cptdrv.Queue, op uint16) bool {
+	g := d.groups[q.Group()]
+	if g == nil || uint8(op>>8) == cptdrv.MajorModExp || g.paused() > 0 {
+		return false
 	}
-	return 0
+	if q.Pending() >= 2*g.engines {
+		return true
+	}
+	return g.park.Sleepers() >= g.engines && g.wakes.Add(1)%wakeEvery != 0
 }
 
 // Assist implements cptdrv.Assister.

@@ -460,26 +460,36 @@ func TestFaultPlanRateAndAbsent(t *testing.T) {
 	}
 }
 
-// Asynchronous submitters help the engines with short instructions only,
-// once two per engine wait (a modular exponentiation's hand-off is a small
-// part of it), and never engines a fault holds.
-func TestBacklog(t *testing.T) {
+// Asynchronous submitters execute short instructions only (a modular
+// exponentiation's hand-off is a small part of it): while every engine
+// sleeps, all but one in wakeEvery; never for engines a fault holds.
+func TestHelps(t *testing.T) {
 	d := New(Config{AEEngines: 3})
 	q, err := cptdrv.NewQueue(d, cptdrv.QueueConfig{Group: cptdrv.GroupAE, Depth: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { q.Close(); d.Close() }()
-	for _, c := range []struct {
-		major uint8
-		want  int
-	}{{cptdrv.MajorECC, 6}, {cptdrv.MajorModExp, 0}} {
-		if got := d.Backlog(q, cptdrv.Op(c.major, 0)); got != c.want {
-			t.Errorf("major %#x: backlog %d, want %d", c.major, got, c.want)
+	g := d.groups[cptdrv.GroupAE]
+	for deadline := time.Now().Add(5 * time.Second); g.park.Sleepers() < 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 3 engines asleep after 5 s", g.park.Sleepers())
 		}
 	}
-	d.groups[cptdrv.GroupAE].pause(time.Minute)
-	if got := d.Backlog(q, cptdrv.Op(cptdrv.MajorECC, 0)); got != 0 {
-		t.Errorf("held engines: backlog %d, want 0", got)
+	helped := 0
+	for i := 0; i < 4*wakeEvery; i++ {
+		if d.Helps(q, cptdrv.Op(cptdrv.MajorECC, 0)) {
+			helped++
+		}
+	}
+	if helped != 4*(wakeEvery-1) {
+		t.Errorf("engines asleep: %d of %d short instructions executed by the submitter, want %d", helped, 4*wakeEvery, 4*(wakeEvery-1))
+	}
+	if d.Helps(q, cptdrv.Op(cptdrv.MajorModExp, 0)) {
+		t.Error("a modular exponentiation executed by the submitter")
+	}
+	g.pause(time.Minute)
+	if d.Helps(q, cptdrv.Op(cptdrv.MajorECC, 0)) {
+		t.Error("held engines helped")
 	}
 }
