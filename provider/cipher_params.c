@@ -155,8 +155,9 @@ int cptprov_cipher_defer_tls(struct cptprov_cipher_ctx *c, const OSSL_PARAM para
         return -1; /* set before the init kept now: these come after it */
     n = c->pending.params != NULL ? *d : (struct cipher_deferred){ 0 };
     for (p = params; p->key != NULL; p++) {
-        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) && p->data_type == OSSL_PARAM_OCTET_STRING
-            && p->data != NULL && p->data_size == sizeof(n.aad) && tls_aad_ok(c, p->data, enc)) {
+        if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)
+            && p->data_type == OSSL_PARAM_OCTET_STRING && p->data != NULL
+            && p->data_size == sizeof(n.aad) && tls_aad_ok(c, p->data, enc)) {
             memcpy(n.aad, p->data, sizeof(n.aad));
             n.set |= CPT_DEFER_AAD;
         } else if (key_is(p->key, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)

@@ -204,7 +204,8 @@ static int sets_keep(struct cptprov_sig *s, const OSSL_PARAM params[])
     }
     e = &s->key->sig_inits[s->slot];
     if (!s->pending.valid || atomic_load_explicit(&e->sets_state, memory_order_acquire) != 2
-        || n > e->sets_len || memcmp(e->sets + s->sets_len, s->sets + s->sets_len, n - s->sets_len) != 0
+        || n > e->sets_len
+        || memcmp(e->sets + s->sets_len, s->sets + s->sets_len, n - s->sets_len) != 0
         || !kept_bind(s, n))
         return 0;
     s->sets_len = n;

@@ -2332,7 +2332,8 @@ static void tls12_then_init(int ai)
         int v = 0x0303, n, f; /* TLS 1.2 */
 
         ver[0] = OSSL_PARAM_construct_int(OSSL_CIPHER_PARAM_TLS_VERSION, &v);
-        ok[p] = ctx != NULL && EVP_CipherInit_ex(ctx, p ? g_rc[ai] : g_tc[ai], NULL, key, NULL, 1) > 0
+        ok[p] = ctx != NULL
+            && EVP_CipherInit_ex(ctx, p ? g_rc[ai] : g_tc[ai], NULL, key, NULL, 1) > 0
             && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0
             && EVP_CIPHER_CTX_set_params(ctx, ver) > 0
             && EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, 1) > 0

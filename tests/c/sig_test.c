@@ -1710,12 +1710,14 @@ static void test_kept_settings(void)
         int pad, salt, verify_salt;
         const char *what;
     } step[] = {
-        { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_DIGEST, "PSS, digest-long salt" },
+        { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_DIGEST,
+            "PSS, digest-long salt" },
         { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_DIGEST, "the same again" },
         { RSA_PKCS1_PSS_PADDING, -5, 0, "PSS, salt length -5" },
         { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_MAX, RSA_PSS_SALTLEN_AUTO, "PSS, longest salt" },
         { RSA_PKCS1_PADDING, RSA_PSS_SALTLEN_DIGEST, 0, "PKCS#1, then a salt length" },
-        { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_DIGEST, "PSS, digest-long salt once more" },
+        { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_DIGEST,
+            "PSS, digest-long salt once more" },
     };
     EVP_PKEY *k = rsa_keygen(2048, "provider=cptprov"), *kd = copy_key(k, "provider=default");
     unsigned char msg[64], sig[600];
@@ -1736,12 +1738,12 @@ static void test_kept_settings(void)
                 sizeof(msg), &wc);
             ERR_clear_error();
             CPT_CHECK(c >= 0 && (c > 0) == (d > 0) && (c > 0 || wc == wd),
-                "round %d, %s: cptprov %d (step %d), default %d (step %d)", round, step[i].what,
-                c, wc, d, wd);
+                "round %d, %s: cptprov %d (step %d), default %d (step %d)", round, step[i].what, c,
+                wc, d, wd);
             if (c <= 0)
                 continue;
-            v = pss_sign(kd, "provider=default", step[i].pad, step[i].verify_salt, 1, sig, &sl,
-                msg, sizeof(msg), &wd);
+            v = pss_sign(kd, "provider=default", step[i].pad, step[i].verify_salt, 1, sig, &sl, msg,
+                sizeof(msg), &wd);
             ERR_clear_error();
             CPT_CHECK(v > 0, "round %d, %s: the signature verifies in default", round,
                 step[i].what);
