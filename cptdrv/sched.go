@@ -3,21 +3,20 @@
 package cptdrv
 
 import (
-	"runtime"
 	"time"
+	_ "unsafe" // go:linkname
 )
 
 // The Go runtime's monitor thread (sysmon) takes the P back from a thread
 // that sits in a system call or a C call while its P has run no other
 // goroutine for 10 ms, and every such take resets the monitor to polling
 // every 20 µs, backing off only after a millisecond without one. The
-// threads of this library are exactly such threads: an engine that
-// alternates its futex and C calls, and a host thread that calls into Go
-// and returns to C, keep their P without ever passing through the
-// scheduler. With two host threads and two engines, sysmon woke 6700
-// times a second in haproxy (6 context switches per handshake) and took
-// a P about once per handshake. Passing through the scheduler at least
-// every YieldEvery keeps the P's tick moving, and sysmon quiet.
+// threads of this library are such threads: an engine that runs C
+// arithmetic call after call, and a host thread that calls into Go and
+// returns to C, keep their P without ever passing through the scheduler
+// (a parked engine hands its P on: Parker.Sleep). Passing through the
+// scheduler at least every YieldEvery keeps the P's tick moving, and
+// sysmon quiet (docs/performance.md has the figures).
 
 // YieldEvery is how often a long-lived goroutine of this library passes
 // through the scheduler: well inside the runtime's 10 ms.
@@ -29,13 +28,18 @@ type Yielder struct{ last time.Time }
 // Tick yields if the last yield is YieldEvery old.
 func (y *Yielder) Tick() {
 	if now := time.Now(); now.Sub(y.last) >= YieldEvery {
-		y.Yield(now)
+		y.last = now
+		Yield()
 	}
 }
 
-// Yield yields now (before a long sleep: a P left with a stale tick is
-// taken as soon as it has been 10 ms).
-func (y *Yielder) Yield(now time.Time) {
-	y.last = now
-	runtime.Gosched()
-}
+//go:linkname goyield runtime.goyield
+func goyield()
+
+// Yield passes the calling goroutine through the scheduler, which moves
+// its P's tick. runtime.Gosched would put it on the global run queue and
+// wake an idle thread to look for work there; the runtime's goyield (kept
+// reachable by linkname, go.dev/issue/67401) puts it on its own P's queue
+// and wakes nobody. A goroutine locked to its thread (a host thread's
+// call into Go) still hands its P to another thread and back.
+func Yield() { goyield() }

@@ -502,7 +502,7 @@ func (d *Device) poll(l *lane) {
 			continue
 		}
 		idle = 0
-		y.Yield(time.Now())
+		// No yield first: the park hands the P on (Parker.Sleep).
 		if !d.park.Idle(&d.stopped, &d.queues) {
 			return
 		}

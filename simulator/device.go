@@ -239,7 +239,8 @@ func (d *Device) engine(g *group) {
 				continue
 			}
 		}
-		y.Yield(time.Now())
+		// No yield first: the park hands the P on (Parker.Sleep), and the
+		// loop's Tick yields after a long sleep.
 		if !g.park.Idle(&d.stopped, &g.queues) {
 			return
 		}

@@ -24,7 +24,6 @@ import "C"
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -88,7 +87,7 @@ func guard(st *C.struct_cpt_status, rc *C.int) {
 		return
 	}
 	if C.cpt_go_yield_due(C.int64_t(cptdrv.YieldEvery)) != 0 {
-		runtime.Gosched()
+		cptdrv.Yield()
 	}
 }
 
