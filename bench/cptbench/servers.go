@@ -35,7 +35,8 @@ const (
 
 // A workload is a server and a load as users run them (issue 20): h2load
 // with 32 concurrent clients, each request a new TLS connection
-// (`Connection: close`, no resumption), or 1 MiB downloads over 4
+// (`Connection: close`, no resumption: h2load resumes the sessions a
+// server offers, so the servers offer none), or 1 MiB downloads over 4
 // keep-alive connections.
 type workload struct {
 	name   string
@@ -524,6 +525,7 @@ http { access_log off; client_body_temp_path %[2]s/tmp-body; proxy_temp_path %[2
 		cfg := fmt.Sprintf(`global
     nbthread 2
     ssl-mode-async
+    tune.ssl.cachesize 0
     pidfile %s
 defaults
     mode http
@@ -531,7 +533,7 @@ defaults
     timeout client 60s
     timeout server 60s
 frontend tls
-    bind 127.0.0.1:%d ssl crt %s
+    bind 127.0.0.1:%d ssl crt %s no-tls-tickets
     default_backend files
 backend files
     server local 127.0.0.1:%d
