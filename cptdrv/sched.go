@@ -3,8 +3,8 @@
 package cptdrv
 
 import (
+	"runtime"
 	"time"
-	_ "unsafe" // go:linkname
 )
 
 // The Go runtime's monitor thread (sysmon) takes the P back from a thread
@@ -33,13 +33,8 @@ func (y *Yielder) Tick() {
 	}
 }
 
-//go:linkname goyield runtime.goyield
-func goyield()
-
 // Yield passes the calling goroutine through the scheduler, which moves
-// its P's tick. runtime.Gosched would put it on the global run queue and
-// wake an idle thread to look for work there; the runtime's goyield (kept
-// reachable by linkname, go.dev/issue/67401) puts it on its own P's queue
-// and wakes nobody. A goroutine locked to its thread (a host thread's
-// call into Go) still hands its P to another thread and back.
-func Yield() { goyield() }
+// its P's tick. The runtime's goyield (its own P's queue, no wake-up)
+// saved haproxy a context switch per handshake but cost ASYNC jobs' short
+// operations their throughput (docs/performance.md), so it is Gosched.
+func Yield() { runtime.Gosched() }
