@@ -6,17 +6,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // The attribution (issue 20): what a server's workers do per handshake of
 // each handshake workload (not the bulk one), with cptprov and without: system calls, context
-// switches and CPU migrations (perf stat on the workers), calls into Go
+// switches and CPU migrations (perf stat on the workers), the CPU time of
+// the server's own threads and of the threads Go starts in a worker (its
+// runtime's and the simulator's engines: threadSplit), calls into Go
 // (with cptprov: uprobes on libcptgo.so's exported cptgo_* functions,
 // each call from C into Go, by function), and cptprov's operations by
 // algorithm and path (its statistics). A run of its own: a uprobe costs a
@@ -30,6 +34,8 @@ const (
 	ctrSwitches   = "context switches"
 	ctrMigrations = "CPU migrations"
 	ctrGoCalls    = "calls into Go"
+	ctrHostCPU    = "CPU µs on the server's threads"
+	ctrGoCPU      = "CPU µs on Go's threads"
 )
 
 // uprobes are perf's events for the build's libcptgo.so exports.
@@ -59,6 +65,9 @@ func (b *bench) attribution(r *report) error {
 			if wl.bulk {
 				continue
 			}
+			// The server's own threads per worker, as the run without
+			// cptprov counts them: the first threads of a worker with it.
+			own := 0
 			for _, prov := range []string{dflt, cpt} {
 				env := "OPENSSL_CONF=/dev/null"
 				events := []string{"raw_syscalls:sys_enter", "context-switches", "cpu-migrations"}
@@ -68,7 +77,14 @@ func (b *bench) attribution(r *report) error {
 						events = append(events, uprobes)
 					}
 				}
-				got, err := b.countHandshake(f, wl, env, events)
+				host := 0 // every thread is the server's
+				if prov == cpt {
+					host = own
+				}
+				got, threads, err := b.countHandshake(f, wl, env, events, host)
+				if prov == dflt {
+					own = threads
+				}
 				if err != nil {
 					r.notes = append(r.notes, fmt.Sprintf("attribution: %s %s, run %d: %v", wl.name, prov, i+1, err))
 					continue
@@ -101,9 +117,12 @@ func (wl workload) offloaded() []string {
 }
 
 // countHandshake loads wl's server and returns, per handshake, the perf
-// events of its workers and cptprov's operations in them.
-func (b *bench) countHandshake(f serverFiles, wl workload, env string, events []string) (map[string]float64, error) {
+// events of its workers and cptprov's operations in them, and the most
+// threads a worker had. host is the number of a worker's first threads
+// that are the server's own (threadSplit); 0 counts them all as its own.
+func (b *bench) countHandshake(f serverFiles, wl workload, env string, events []string, host int) (map[string]float64, int, error) {
 	got := map[string]float64{}
+	threads := 0
 	err := b.underLoad(f, wl, env, func(srv running, run func() (float64, float64, error)) error {
 		workers := children(srv.pid)
 		if len(workers) == 0 {
@@ -114,6 +133,10 @@ func (b *bench) countHandshake(f serverFiles, wl workload, env string, events []
 			pids = append(pids, strconv.Itoa(p))
 		}
 		before := cptOps(b.cfg.root, f.stats, workers)
+		cpuBefore := map[int]threadTimes{}
+		for _, p := range workers {
+			cpuBefore[p] = threadCPU(p)
+		}
 		var stderr bytes.Buffer
 		perf := exec.Command("perf", "stat", "-x,", "-e", strings.Join(events, ","), "-p", strings.Join(pids, ","))
 		perf.Stderr = &stderr
@@ -125,6 +148,15 @@ func (b *bench) countHandshake(f serverFiles, wl workload, env string, events []
 		perf.Wait()
 		if err != nil {
 			return err
+		}
+		var own, goThreads time.Duration
+		for _, p := range workers {
+			o, g, nt := threadSplit(cpuBefore[p], threadCPU(p), host)
+			own, goThreads, threads = own+o, goThreads+g, max(threads, nt)
+		}
+		got[ctrHostCPU] = float64(own.Microseconds()) / n
+		if host > 0 {
+			got[ctrGoCPU] = float64(goThreads.Microseconds()) / n
 		}
 		for _, line := range strings.Split(stderr.String(), "\n") {
 			// value,unit,event,... (perf stat -x,)
@@ -163,7 +195,67 @@ func (b *bench) countHandshake(f serverFiles, wl workload, env string, events []
 		}
 		return nil
 	})
-	return got, err
+	return got, threads, err
+}
+
+// threadTimes are one process's threads: their CPU time (schedstat's
+// nanoseconds) by thread id, and the ids in the order the threads started.
+type threadTimes struct {
+	cpu   map[int]time.Duration
+	order []int
+}
+
+// threadCPU reads pid's threads (none when it is gone).
+func threadCPU(pid int) threadTimes {
+	t := threadTimes{cpu: map[int]time.Duration{}}
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	ents, _ := os.ReadDir(dir)
+	start := map[int]uint64{}
+	for _, e := range ents {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		sched, err1 := os.ReadFile(filepath.Join(dir, e.Name(), "schedstat"))
+		stat, err2 := os.ReadFile(filepath.Join(dir, e.Name(), "stat"))
+		if err1 != nil || err2 != nil {
+			continue // gone meanwhile
+		}
+		ns, _ := strconv.ParseInt(strings.Fields(string(sched))[0], 10, 64)
+		// starttime, the 22nd field: the 20th after the command's ')'.
+		s := string(stat)
+		if fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(fields) > 19 {
+			start[tid], _ = strconv.ParseUint(fields[19], 10, 64)
+		}
+		t.cpu[tid] = time.Duration(ns)
+		t.order = append(t.order, tid)
+	}
+	sort.Slice(t.order, func(i, j int) bool {
+		a, b := t.order[i], t.order[j]
+		if start[a] != start[b] {
+			return start[a] < start[b]
+		}
+		return a < b
+	})
+	return t
+}
+
+// threadSplit is the CPU time a worker's threads spent between two
+// readings: its first host threads' (all of them for host 0), which are the
+// server's own, and the others', which Go started later (the runtime's
+// threads, and the engines the simulator runs its instructions on), and
+// the number of threads at the end. Go starts at the worker's first
+// device operation, after the server started its own threads.
+func threadSplit(before, after threadTimes, host int) (own, goThreads time.Duration, threads int) {
+	for i, tid := range after.order {
+		d := after.cpu[tid] - before.cpu[tid]
+		if host == 0 || i < host {
+			own += d
+		} else {
+			goThreads += d
+		}
+	}
+	return own, goThreads, len(after.order)
 }
 
 // cptOps are cptprov's operations in the processes pids, summed, by
@@ -198,10 +290,10 @@ func (r *report) attribKeys() []attribKey {
 	for k := range r.attrib {
 		ks = append(ks, k)
 	}
-	rank := map[string]int{ctrSyscalls: 0, ctrSwitches: 1, ctrMigrations: 2, ctrGoCalls: 3}
+	rank := map[string]int{ctrSyscalls: 0, ctrSwitches: 1, ctrMigrations: 2, ctrHostCPU: 3, ctrGoCPU: 4, ctrGoCalls: 5}
 	for _, k := range ks {
 		if strings.HasPrefix(k.counter, ctrGoCalls+": ") {
-			rank[k.counter] = 4 // after the total, by name below
+			rank[k.counter] = 6 // after the total, by name below
 		}
 	}
 	sort.Slice(ks, func(i, j int) bool {
@@ -230,7 +322,9 @@ func (r *report) writeAttribution(w func(string, ...any)) {
 		return
 	}
 	w("Per handshake of each handshake workload above, in the server's workers (a run of its own, the same\n")
-	w("load): system calls, context switches and CPU migrations (`perf stat`), calls from C into Go\n")
+	w("load): system calls, context switches and CPU migrations (`perf stat`), the CPU time of the\n")
+	w("server's own threads and of the threads Go starts in a worker (its runtime's, and the simulator's\n")
+	w("engines; from each thread's schedstat, with perf's counting and uprobes running), calls from C into Go\n")
 	w("(uprobes on libcptgo.so's exported functions), in all and by function, and cptprov's operations\n")
 	w("by algorithm and path (its statistics). Medians of the runs.\n\n")
 	w("| workload | counter | without | with cptprov |\n|---|---|---:|---:|\n")
