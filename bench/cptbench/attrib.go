@@ -230,10 +230,13 @@ func threadCPU(pid int) threadTimes {
 		if err1 != nil || err2 != nil {
 			continue // gone meanwhile
 		}
-		ns, _ := strconv.ParseInt(strings.Fields(string(sched))[0], 10, 64)
+		sf := strings.Fields(string(sched))
+		if len(sf) == 0 {
+			continue
+		}
+		ns, _ := strconv.ParseInt(sf[0], 10, 64)
 		// starttime, the 22nd field: the 20th after the command's ')'.
-		s := string(stat)
-		if fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(fields) > 19 {
+		if fields := statFields(stat); len(fields) > 19 {
 			start[tid], _ = strconv.ParseUint(fields[19], 10, 64)
 		}
 		t.cpu[tid] = time.Duration(ns)

@@ -418,10 +418,8 @@ func procStats() (map[int]procStat, error) {
 		if err != nil {
 			continue // gone meanwhile
 		}
-		// The fields after the command name, which may hold spaces and
-		// parentheses: state ppid ... utime (14th field) stime (15th).
-		s := string(data)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		// state ppid ... utime (14th field) stime (15th).
+		fields := statFields(data)
 		if len(fields) < 13 {
 			continue
 		}
@@ -431,6 +429,14 @@ func procStats() (map[int]procStat, error) {
 		st[p] = procStat{pp, ut + sy}
 	}
 	return st, nil
+}
+
+// statFields are the fields of a /proc stat file (a process's or a
+// thread's) after the command name, which may hold spaces and parentheses:
+// the first is the state, the third field of the file.
+func statFields(data []byte) []string {
+	s := string(data)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
 
 // treeCPU is the user and system CPU time of process pid and all its
