@@ -110,6 +110,8 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen, cons
     /* Settings kept after the init kept now would come before this one. */
     int after = p->params != NULL && !p->params_first;
 
+    if (c->cpu.tls == CPT_TLS_TWIN)
+        return cptprov_aead_tls_twin_init(c, key, iv, params, enc);
     if ((params == NULL || params[0].key == NULL) && !after) {
         if (key != NULL && keylen != c->alg->keylen) {
             CPT_RAISE(c->prov, CPT_R_INVALID_KEY_LENGTH, "invalid key length %zu (need %zu)",
@@ -148,7 +150,7 @@ static int cipher_init(void *vctx, const unsigned char *key, size_t keylen, cons
     cpu_init(c, key, NULL, 0, enc);
     c->path.side = CPT_SIDE_DEVICE;
     if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL)
-        c->cpu.tls = 1;
+        c->cpu.tls = CPT_TLS_DEVICE;
     if ((api = cptprov_cipher_go(c)) == NULL)
         return 0;
     if (api->cipher_init(c->alg->id, c->state, p, enc, (void *)key, keylen, (void *)iv, ivlen,
@@ -218,7 +220,7 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
     *outl = 0;
     if (c->alg->aead)
         return cptprov_aead_update(c, out, outl, outsize, in, inl);
-    return cpt_path_update(&c->path, c, !c->cpu.tls && cpt_path_short(&c->path, inl),
+    return cpt_path_update(&c->path, c, c->cpu.tls == CPT_TLS_NONE && cpt_path_short(&c->path, inl),
         &(struct cpt_path_io){ out, outl, outsize, in, inl, 0 });
 }
 
@@ -263,6 +265,8 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
     const struct cptgo_api *api;
     struct cpt_status st = { 0, "" };
 
+    if (params != NULL && c->cpu.tls == CPT_TLS_TWIN)
+        return cptprov_aead_tls_twin_get(c, params);
     if (params == NULL || cptprov_cipher_get_params_in_c(c, params) == 1)
         return 1;
     if ((api = cptprov_cipher_go(c)) == NULL || !stream_to_go(c))
@@ -279,14 +283,18 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     struct cptprov_cipher_ctx *c = vctx;
     const struct cptgo_api *api;
     struct cpt_status st = { 0, "" };
+    int r;
 
-    if (params == NULL || params[0].key == NULL || cptprov_cipher_set_params_in_c(c, params) == 1
-        || cptprov_cipher_defer_tls(c, params) == 1)
+    if (params == NULL || params[0].key == NULL)
+        return 1;
+    if ((r = cptprov_aead_tls_twin_set(c, params)) >= 0)
+        return r;
+    if (cptprov_cipher_set_params_in_c(c, params) == 1 || cptprov_cipher_defer_tls(c, params) == 1)
         return 1;
     if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL
         || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) != NULL
         || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) != NULL)
-        c->cpu.tls = 1; /* TLS 1.2 records go to the device */
+        c->cpu.tls = CPT_TLS_DEVICE;
     c->cpu.iv_fresh = 0; /* Go's IV rules decide about this message */
     if ((api = cptprov_cipher_go(c)) == NULL || !stream_to_go(c))
         return 0;

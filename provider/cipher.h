@@ -20,10 +20,20 @@ struct cptprov_cipher_alg {
     int chacha; /* ChaCha20's 64-byte keystream blocks and 64-bit LE counter */
 };
 
+/*
+ * A context libssl set up for TLS 1.2 records: its records all run on one
+ * side, since a GCM sealer's explicit nonce counter lives there. The twin
+ * takes the context whole (every parameter, init and record) when the
+ * family's threshold is above the longest record, the device otherwise.
+ */
+enum { CPT_TLS_NONE, CPT_TLS_DEVICE, CPT_TLS_TWIN };
+/* The longest input of a TLS 1.2 record (SSL3_RT_MAX_ENCRYPTED_LENGTH). */
+#define CPT_TLS_MAX_RECORD (16384 + 2048)
+
 /* What the CPU path's twin (path.twin, an EVP_CIPHER_CTX) needs besides. */
 struct cipher_cpu {
     int enc, pad;
-    int tls; /* libssl set a TLS version: records go to the device */
+    int tls; /* CPT_TLS_*: libssl's TLS 1.2 settings, and where its records go */
     /* Stream ciphers: what the hand-over needs (cipher_stream.c). */
     unsigned char tail[16]; /* the last bytes fed to the twin */
     size_t held; /* of which the twin buffers this many */
@@ -105,6 +115,13 @@ int cptprov_aead_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t
     size_t outsize, const unsigned char *in, size_t inl);
 int cptprov_aead_final(struct cptprov_cipher_ctx *c, unsigned char *out, size_t *outl,
     size_t outsize);
+/* TLS 1.2 settings that give the context to the twin (CPT_TLS_TWIN), or
+ * any settings of a context it has: what the twin answers; -1 when the
+ * context is not (or cannot become) the twin's. */
+int cptprov_aead_tls_twin_set(struct cptprov_cipher_ctx *c, const OSSL_PARAM params[]);
+int cptprov_aead_tls_twin_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
+    const unsigned char *iv, const OSSL_PARAM params[], int enc);
+int cptprov_aead_tls_twin_get(struct cptprov_cipher_ctx *c, OSSL_PARAM params[]);
 
 /* cipher_params.c; the _in_c functions answer (or take) context
  * parameters in C: 1, or -1 when Go must. */

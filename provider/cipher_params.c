@@ -182,7 +182,7 @@ int cptprov_cipher_defer_tls(struct cptprov_cipher_ctx *c, const OSSL_PARAM para
     *d = n;
     c->pending.params = d->params;
     cptprov_cipher_deferred_bind(c);
-    c->cpu.tls = 1; /* TLS 1.2 records go to the device */
+    c->cpu.tls = CPT_TLS_DEVICE;
     c->cpu.iv_fresh = 0;
     sh->final_ready = 0; /* a final now is Go's to refuse, as after any setting */
     return 1;

@@ -333,6 +333,14 @@ run_case tls12-aes128gcm-async upload AES-128-GCM \
 CONF=$CONF_GCM_CPU ALG_PATH=software run_case tls13-aes256gcm-cpu-path download AES-256-GCM \
     TLS_AES_256_GCM_SHA384 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -- \
     -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384
+# TLS 1.2 records below the default threshold: the twin has the context
+# whole (tlsivfixed, tlsaad, every record), with and without ASYNC jobs.
+CONF=$CONF_GCM_CPU ALG_PATH=software run_case tls12-aes128gcm-cpu-path download AES-128-GCM \
+    ECDHE-RSA-AES128-GCM-SHA256 -cipher ECDHE-RSA-AES128-GCM-SHA256 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256
+CONF=$CONF_GCM_CPU ALG_PATH=software run_case tls12-aes256gcm-async-cpu-path upload AES-256-GCM \
+    ECDHE-RSA-AES256-GCM-SHA384 -async -cipher ECDHE-RSA-AES256-GCM-SHA384 -- \
+    -tls1_2 -cipher ECDHE-RSA-AES256-GCM-SHA384
 # A server that never exits normally: its counters, kept in place in its
 # statistics area, are there all the same.
 KILL_SERVER=1 run_case tls13-aes256gcm-killed-server download AES-256-GCM \
@@ -451,27 +459,30 @@ ENDS=client run_case interop-tls10-ecdhe-rsa-aes256cbc-etm-cptprov-client-upload
 
 # ChaCha20-Poly1305: TLS 1.3 (the nonce per record, the tag by parameter)
 # and TLS 1.2 (RFC 7905: tlsivfixed and tlsaad, the sequence number in the
-# nonce, always on the device). A TLS 1.3 record is below the CPU path's
-# default threshold: on the device with cpu_threshold_chacha20_poly1305 = 0,
-# on the CPU path (software) with the default.
+# nonce). Records of both are below the CPU path's default threshold: on
+# the device with cpu_threshold_chacha20_poly1305 = 0, on the CPU path
+# (software) with the default.
 CONF_CHACHA_DEV=$T/openssl-chacha-device.cnf
 cpt_write_config "$CONF_CHACHA_DEV" "$STATS" "?provider=cptprov" "cpu_threshold_chacha20_poly1305 = 0"
 CONF=$CONF_CHACHA_DEV run_case tls13-chacha20 download ChaCha20-Poly1305 \
     TLS_CHACHA20_POLY1305_SHA256 -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256 -- \
     -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256
-run_case tls12-chacha20 download ChaCha20-Poly1305 \
+CONF=$CONF_CHACHA_DEV run_case tls12-chacha20 download ChaCha20-Poly1305 \
+    ECDHE-RSA-CHACHA20-POLY1305 -cipher ECDHE-RSA-CHACHA20-POLY1305 -- \
+    -tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305
+ALG_PATH=software run_case tls12-chacha20-cpu-path download ChaCha20-Poly1305 \
     ECDHE-RSA-CHACHA20-POLY1305 -cipher ECDHE-RSA-CHACHA20-POLY1305 -- \
     -tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305
 CONF=$CONF_CHACHA_DEV run_case tls13-chacha20-async upload ChaCha20-Poly1305 \
     TLS_CHACHA20_POLY1305_SHA256 -async -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256 -- \
     -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256
-run_case tls12-chacha20-async upload ChaCha20-Poly1305 \
+CONF=$CONF_CHACHA_DEV run_case tls12-chacha20-async upload ChaCha20-Poly1305 \
     ECDHE-RSA-CHACHA20-POLY1305 -async -cipher ECDHE-RSA-CHACHA20-POLY1305 -- \
     -tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305
 ALG_PATH=software ENDS=server run_case interop-tls13-chacha20-cptprov-server download ChaCha20-Poly1305 \
     TLS_CHACHA20_POLY1305_SHA256 -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256 -- \
     -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256
-ENDS=client run_case interop-tls12-chacha20-cptprov-client download ChaCha20-Poly1305 \
+CONF=$CONF_CHACHA_DEV ENDS=client run_case interop-tls12-chacha20-cptprov-client download ChaCha20-Poly1305 \
     ECDHE-RSA-CHACHA20-POLY1305 -cipher ECDHE-RSA-CHACHA20-POLY1305 -- \
     -tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305
 # TLS 1.0 to 1.2 CBC suites with SHA-1 or SHA-256 MACs without
