@@ -93,18 +93,6 @@ done
 # shellcheck disable=SC2046 # one pid a word
 cpt_test_backend_workers devices-dpdk "$MASTER" $(nginx_pids)
 
-# The Go runtime's monitor thread runs at SCHED_IDLE (provider/golib/
-# monitor.go): one thread of each worker, a thread Go started, never
-# nginx's own.
-for p in $(nginx_pids); do
-    idle=$(grep -lE '^policy +: +5$' /proc/"$p"/task/*/sched 2>/dev/null | cut -d/ -f5 | paste -sd' ')
-    if [ -n "$idle" ] && [ "$idle" = "${idle%% *}" ] && [ "$idle" != "$p" ]; then
-        cpt_pass "monitor-idle-$p" "thread $idle of worker $p is SCHED_IDLE"
-    else
-        cpt_fail "monitor-idle-$p" "worker $p: SCHED_IDLE threads '${idle}', one other than $p expected"
-    fi
-done
-
 worker_device() { worker_sum "$1" "$(cpt_path_of "$1")"; }
 cpt_tls_fetch_hybrid "$PORT" "$T" "$WWW" "$LOGS" worker_device
 
