@@ -175,6 +175,7 @@ func cptgo_start(cfg *C.struct_cpt_config, st *C.struct_cpt_status) (rc C.int) {
 		return result(st, &dispatch.Error{Reason: dispatch.ReasonDeviceUnavailable, Msg: err.Error()})
 	}
 	proc = p
+	go lowerMonitor()
 	return C.CPT_OK
 }
 

@@ -90,6 +90,18 @@ for alg in RSA ECDSA X25519 ECDH AES-128-GCM AES-256-GCM ChaCha20-Poly1305 AES-1
         cpt_fail "counters-$alg" "no $alg operation by cptprov in the workers: $(for p in $(nginx_pids); do cpt_stats_show "$STATS" "$p"; done)"
     fi
 done
+
+# The Go runtime's monitor thread runs as SCHED_BATCH (provider/golib/
+# monitor.go): a thread Go started (threads it starts inherit the
+# policy), never nginx's own.
+for p in $(nginx_pids); do
+    batch=$(grep -lE '^policy +: +3$' /proc/"$p"/task/*/sched 2>/dev/null | cut -d/ -f5 | paste -sd' ')
+    if [ -n "$batch" ] && ! grep -qw "$p" <<<"$batch"; then
+        cpt_pass "monitor-batch-$p" "thread $batch of worker $p is SCHED_BATCH"
+    else
+        cpt_fail "monitor-batch-$p" "worker $p: SCHED_BATCH threads '${batch}', the monitor's expected, not $p"
+    fi
+done
 # shellcheck disable=SC2046 # one pid a word
 cpt_test_backend_workers devices-dpdk "$MASTER" $(nginx_pids)
 
