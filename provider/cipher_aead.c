@@ -58,14 +58,6 @@ static int tls_setting(const OSSL_PARAM params[])
         || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL;
 }
 
-/*
- * libssl's records, a handful per handshake, are each a call into Go on
- * the device path; below the threshold they are the default provider's
- * own work in the twin, which the twin then does whole: the record's
- * nonce, AAD and tag rules are OpenSSL's, and nothing of the context is
- * ever Go's. Only a context Go has not seen, whose message (if any) is the
- * twin's, can go.
- */
 /* A twin's answer: a refusal it gave no reason for gets cptprov's (the
  * default provider refuses some settings silently). */
 static int twin_said(struct cptprov_cipher_ctx *c, int ok, unsigned long last, int reason,
@@ -76,6 +68,14 @@ static int twin_said(struct cptprov_cipher_ctx *c, int ok, unsigned long last, i
     return ok;
 }
 
+/*
+ * libssl's records, a handful per handshake, are each a call into Go on
+ * the device path; below the threshold they are the default provider's
+ * own work in the twin, which the twin then does whole: the record's
+ * nonce, AAD and tag rules are OpenSSL's, and nothing of the context is
+ * ever Go's. Only a context Go has not seen, whose message (if any) is the
+ * twin's, can go.
+ */
 int cptprov_aead_tls_twin_set(struct cptprov_cipher_ctx *c, const OSSL_PARAM params[])
 {
     unsigned long last = ERR_peek_last_error();
