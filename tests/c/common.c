@@ -1565,7 +1565,11 @@ void cpt_jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t
 
 int cpt_async_retry(const char *provider, size_t paused, int round)
 {
-    return paused == 0 && round < CPT_ASYNC_ROUNDS && strcmp(provider, "default") != 0;
+    if (paused != 0 || round >= CPT_ASYNC_ROUNDS || strcmp(provider, "default") == 0)
+        return 0;
+    cpt_note("round %d: no job paused; again in %d ms", round, 25 * round);
+    usleep((useconds_t)(25000 * round));
+    return 1;
 }
 
 /* The dpdk backend's test hook (dpdk/selftest.go): the algorithms whose

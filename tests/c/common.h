@@ -327,12 +327,14 @@ int cpt_jobs_run(cpt_jobs *j);
  * to the scheduler: on a loaded machine the woken engine can run first
  * every time, and nothing pauses. So a round of an ASYNC test in which no
  * job paused is run again, made and checked in full, up to
- * CPT_ASYNC_ROUNDS rounds; a provider that never pauses still fails.
- * cpt_async_retry says whether to run another round after round rounds;
+ * CPT_ASYNC_ROUNDS rounds, each later one after a longer sleep (a burst
+ * of load, or an open circuit, passes); a provider that never pauses
+ * still fails. cpt_async_retry says whether to run another round after
+ * round rounds (and notes the round that did not pause);
  * cpt_check_paused counts the check ("<what> went asynchronous"), not for
  * the default provider (provider: the name under test), which never pauses.
  */
-#define CPT_ASYNC_ROUNDS 3
+#define CPT_ASYNC_ROUNDS 8
 int cpt_async_retry(const char *provider, size_t paused, int round);
 void cpt_check_paused(const char *provider, const char *what, size_t paused, size_t n, int rounds);
 /*
