@@ -291,9 +291,7 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         return r;
     if (cptprov_cipher_set_params_in_c(c, params) == 1 || cptprov_cipher_defer_tls(c, params) == 1)
         return 1;
-    if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL
-        || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) != NULL
-        || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) != NULL)
+    if (cptprov_cipher_tls_setting(params))
         c->cpu.tls = CPT_TLS_DEVICE;
     c->cpu.iv_fresh = 0; /* Go's IV rules decide about this message */
     if ((api = cptprov_cipher_go(c)) == NULL || !stream_to_go(c))

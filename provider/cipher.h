@@ -34,6 +34,7 @@ enum { CPT_TLS_NONE, CPT_TLS_DEVICE, CPT_TLS_TWIN };
 struct cipher_cpu {
     int enc, pad;
     int tls; /* CPT_TLS_*: libssl's TLS 1.2 settings, and where its records go */
+    unsigned long twin_err; /* the error queue's last entry before a twin call */
     /* Stream ciphers: what the hand-over needs (cipher_stream.c). */
     unsigned char tail[16]; /* the last bytes fed to the twin */
     size_t held; /* of which the twin buffers this many */
@@ -128,6 +129,8 @@ int cptprov_aead_tls_twin_get(struct cptprov_cipher_ctx *c, OSSL_PARAM params[])
 int cptprov_cipher_get_params_in_c(const struct cptprov_cipher_ctx *c, OSSL_PARAM params[]);
 int cptprov_cipher_set_params_in_c(const struct cptprov_cipher_ctx *c, const OSSL_PARAM params[]);
 int cptprov_cipher_defer_tls(struct cptprov_cipher_ctx *c, const OSSL_PARAM params[]);
+/* Whether params hold one of libssl's TLS 1.2 settings. */
+int cptprov_cipher_tls_setting(const OSSL_PARAM params[]);
 /* Points pending.params at the context's own copy (after a dupctx). */
 void cptprov_cipher_deferred_bind(struct cptprov_cipher_ctx *c);
 int cptprov_cipher_get_params(OSSL_PARAM params[], const struct cptprov_cipher_alg *a);

@@ -50,23 +50,19 @@ static int aead_cpu(const struct cptprov_cipher_ctx *c)
     return cipher_twin(c) != NULL && c->cpu.tls == CPT_TLS_NONE;
 }
 
-/* Whether params hold one of libssl's TLS 1.2 settings. */
-static int tls_setting(const OSSL_PARAM params[])
-{
-    return OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) != NULL
-        || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) != NULL
-        || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL;
-}
-
 /* A twin's answer: a refusal it gave no reason for gets cptprov's (the
  * default provider refuses some settings silently). */
-static int twin_said(struct cptprov_cipher_ctx *c, int ok, unsigned long last, int reason,
-    const char *what)
+static int twin_said(struct cptprov_cipher_ctx *c, int ok, int reason, const char *what)
 {
-    if (!ok && ERR_peek_last_error() == last)
+    if (!ok && ERR_peek_last_error() == c->cpu.twin_err)
         CPT_RAISE(c->prov, reason, "%s refused on the CPU path", what);
     return ok;
 }
+
+/* TWIN(c, call, ...): twin_said of call, the error queue's last entry
+ * taken before it (the comma orders the two). */
+#define TWIN(c, call, reason, what) \
+    ((c)->cpu.twin_err = ERR_peek_last_error(), twin_said((c), (call), (reason), (what)))
 
 /*
  * libssl's records, a handful per handshake, are each a call into Go on
@@ -78,36 +74,31 @@ static int twin_said(struct cptprov_cipher_ctx *c, int ok, unsigned long last, i
  */
 int cptprov_aead_tls_twin_set(struct cptprov_cipher_ctx *c, const OSSL_PARAM params[])
 {
-    unsigned long last = ERR_peek_last_error();
-
     if (c->cpu.tls != CPT_TLS_TWIN) {
         if (!c->alg->aead || cipher_twin(c) == NULL || c->go_seen || c->cpu.aad_len != 0
             || c->path.side == CPT_SIDE_DEVICE || c->cpu.tls != CPT_TLS_NONE
-            || c->prov->cpu_threshold[c->alg->id] <= CPT_TLS_MAX_RECORD || !tls_setting(params))
+            || c->prov->cpu_threshold[c->alg->id] <= CPT_TLS_MAX_RECORD
+            || !cptprov_cipher_tls_setting(params))
             return -1;
         c->cpu.tls = CPT_TLS_TWIN;
         c->path.side = CPT_SIDE_CPU;
     }
-    return twin_said(c, EVP_CIPHER_CTX_set_params(cipher_twin(c), params), last,
-        CPT_R_BAD_PARAMETER, "a setting");
+    return TWIN(c, EVP_CIPHER_CTX_set_params(cipher_twin(c), params), CPT_R_BAD_PARAMETER,
+        "a setting");
 }
 
 /* The calls on a context the twin has whole. */
 int cptprov_aead_tls_twin_init(struct cptprov_cipher_ctx *c, const unsigned char *key,
     const unsigned char *iv, const OSSL_PARAM params[], int enc)
 {
-    unsigned long last = ERR_peek_last_error();
-
-    return twin_said(c, EVP_CipherInit_ex2(cipher_twin(c), NULL, key, iv, enc, params), last,
+    return TWIN(c, EVP_CipherInit_ex2(cipher_twin(c), NULL, key, iv, enc, params),
         CPT_R_BAD_PARAMETER, "an init");
 }
 
 int cptprov_aead_tls_twin_get(struct cptprov_cipher_ctx *c, OSSL_PARAM params[])
 {
-    unsigned long last = ERR_peek_last_error();
-
-    return twin_said(c, EVP_CIPHER_CTX_get_params(cipher_twin(c), params), last,
-        CPT_R_BAD_PARAMETER, "a query");
+    return TWIN(c, EVP_CIPHER_CTX_get_params(cipher_twin(c), params), CPT_R_BAD_PARAMETER,
+        "a query");
 }
 
 /* Whether a message not yet decided may still become the twin's. */
@@ -177,10 +168,7 @@ int cptprov_aead_update(struct cptprov_cipher_ctx *c, unsigned char *out, size_t
     int cpu = aead_cpu(c) && (c->path.side == CPT_SIDE_CPU || aead_cpu_open(c));
 
     if (c->cpu.tls == CPT_TLS_TWIN) {
-        unsigned long last = ERR_peek_last_error();
-
-        return twin_said(c,
-            aead_cpu_update(c, &(struct cpt_path_io){ out, outl, outsize, in, inl, 0 }), last,
+        return TWIN(c, aead_cpu_update(c, &(struct cpt_path_io){ out, outl, outsize, in, inl, 0 }),
             CPT_R_OPERATION_FAILED, "a record");
     }
     if (cpu && c->path.side == CPT_SIDE_NONE) {
@@ -273,9 +261,7 @@ int cptprov_aead_final(struct cptprov_cipher_ctx *c, unsigned char *out, size_t 
     int n;
 
     if (c->cpu.tls == CPT_TLS_TWIN) {
-        unsigned long last = ERR_peek_last_error();
-
-        if (!twin_said(c, EVP_CipherFinal_ex(cipher_twin(c), out, &n), last, CPT_R_OPERATION_FAILED,
+        if (!TWIN(c, EVP_CipherFinal_ex(cipher_twin(c), out, &n), CPT_R_OPERATION_FAILED,
                 "a final"))
             return 0;
         *outl = (size_t)n;

@@ -134,6 +134,13 @@ void cptprov_cipher_deferred_bind(struct cptprov_cipher_ctx *c)
     c->pending.params = d->params;
 }
 
+int cptprov_cipher_tls_setting(const OSSL_PARAM params[])
+{
+    return OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) != NULL
+        || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) != NULL
+        || OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) != NULL;
+}
+
 /*
  * libssl's TLS 1.2 settings of an AEAD context ("tlsivfixed" once a key,
  * "tls-version" and "tls-mac-size" once a key, "tlsaad" before every

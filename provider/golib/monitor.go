@@ -36,14 +36,17 @@ const schedBatch = 3
 
 // lowerMonitor looks for the monitor's thread for up to a minute (it
 // sleeps in futex, not nanosleep, while no thread holds a P) and makes it
-// SCHED_BATCH.
+// SCHED_BATCH. It looks every millisecond at first, while the operation
+// that started the runtime and its successors keep a P busy (a worker
+// that serves a few connections may be busy for no longer), then every
+// 20 ms.
 func lowerMonitor() {
 	lo, hi, ok := ownText()
 	if !ok {
 		return
 	}
 	seen := map[int]int{}
-	for i := 0; i < 3000; i++ {
+	for start := time.Now(); time.Since(start) < time.Minute; {
 		for _, tid := range sleepingIn(lo, hi) {
 			seen[tid]++
 		}
@@ -56,7 +59,11 @@ func lowerMonitor() {
 				return
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		if time.Since(start) < 50*time.Millisecond {
+			time.Sleep(time.Millisecond)
+		} else {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 
