@@ -408,12 +408,14 @@ func (c *rsaSigCtx) pssVerify(k *rsaKey, d *digest, mHash, em []byte) bool {
 // mgf1XOR xors MGF1(seed) into out (RFC 8017 appendix B.2.1).
 func mgf1XOR(out []byte, newHash func() hash.Hash, seed []byte) {
 	var counter [4]byte
+	var sum [64]byte // the largest digest's output: no allocation per block
+	h := newHash()
 	done := 0
 	for done < len(out) {
-		h := newHash()
+		h.Reset()
 		h.Write(seed)
 		h.Write(counter[:])
-		for _, b := range h.Sum(nil) {
+		for _, b := range h.Sum(sum[:0]) {
 			if done == len(out) {
 				break
 			}
