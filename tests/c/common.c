@@ -1563,15 +1563,6 @@ void cpt_jobs_check(cpt_jobs *j, cpt_task_fn fn, void **args, size_t n, uint64_t
     jobs_check(j, fn, args, n, seed, results, paused, 32, 30, 60);
 }
 
-int cpt_async_retry(const char *provider, size_t paused, int round)
-{
-    if (paused != 0 || round >= CPT_ASYNC_ROUNDS || strcmp(provider, "default") == 0)
-        return 0;
-    cpt_note("round %d: no job paused; again in %d ms", round, 25 * round);
-    usleep((useconds_t)(25000 * round));
-    return 1;
-}
-
 /* The dpdk backend's test hook (dpdk/selftest.go): the algorithms whose
  * self-test it spoils, as a bit mask, and one bit that mutes the devices. */
 #define DPDK_SPOIL_MUTE 0x80000000u
@@ -1583,13 +1574,26 @@ static unsigned long dpdk_spoil(void)
     return spoil != NULL ? strtoul(spoil, NULL, 0) : 0;
 }
 
+/* Whether jobs of provider should pause: not the default provider's,
+ * which never pause, and not with the dpdk self-test's mute devices,
+ * where the CPU path computes all and nothing waits for a device. */
+static int pauses_expected(const char *provider)
+{
+    return strcmp(provider, "default") != 0 && !(dpdk_spoil() & DPDK_SPOIL_MUTE);
+}
+
+int cpt_async_retry(const char *provider, size_t paused, int round)
+{
+    if (paused != 0 || round >= CPT_ASYNC_ROUNDS || !pauses_expected(provider))
+        return 0;
+    cpt_note("round %d: no job paused; again in %d ms", round, 25 * round);
+    usleep((useconds_t)(25000 * round));
+    return 1;
+}
+
 void cpt_check_paused(const char *provider, const char *what, size_t paused, size_t n, int rounds)
 {
-    /* with the dpdk self-test's mute devices, the CPU path computes all:
-     * nothing waits for a device */
-    if (dpdk_spoil() & DPDK_SPOIL_MUTE)
-        return;
-    if (strcmp(provider, "default") != 0)
+    if (pauses_expected(provider))
         CPT_CHECK(paused > 0, "%s went asynchronous (%zu of %zu jobs paused, round %d)", what,
             paused, n, rounds);
 }

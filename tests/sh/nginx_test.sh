@@ -94,12 +94,12 @@ done
 # The Go runtime's monitor thread runs as SCHED_BATCH (provider/golib/
 # monitor.go): a thread Go started (threads it starts inherit the
 # policy), never nginx's own. Go starts in a worker with its first
-# operation, and a worker the kernel gave no connection has none: it has
-# no thread but its own, and is left out; at least one worker must have
-# started Go.
+# operation (cptprov.so loads libcptgo.so then), and a worker the kernel
+# gave no connection has none: it is left out; at least one worker must
+# have started Go.
 started=0
 for p in $(nginx_pids); do
-    [ "$(find /proc/"$p"/task -mindepth 1 -maxdepth 1 | wc -l)" -gt 1 ] || continue
+    grep -q '/libcptgo\.so$' /proc/"$p"/maps || continue
     started=$((started + 1))
     batch=$(grep -lE '^policy +: +3$' /proc/"$p"/task/*/sched 2>/dev/null | cut -d/ -f5 | paste -sd' ')
     if [ -n "$batch" ] && ! grep -qw "$p" <<<"$batch"; then
