@@ -4,6 +4,7 @@ package cptdrv
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,21 @@ func (y *Yielder) Tick() {
 		Yield()
 	}
 }
+
+// monitorBatch is set once the monitor's thread runs as SCHED_BATCH
+// (provider/golib/monitor.go).
+var monitorBatch atomic.Bool
+
+// SetMonitorBatch records that the monitor's thread runs as SCHED_BATCH.
+func SetMonitorBatch() { monitorBatch.Store(true) }
+
+// MonitorBatch reports whether the monitor's thread runs as SCHED_BATCH.
+// A synchronous host thread then no longer yields (provider/golib/yield.c):
+// the monitor's wake-ups no longer preempt it, and its preemption requests
+// and P takes, every 10 ms at most, cost a host thread less than a yield
+// every 5 ms, each a hand-off of its P through another thread and back
+// (docs/performance.md).
+func MonitorBatch() bool { return monitorBatch.Load() }
 
 // Yield passes the calling goroutine through the scheduler, which moves
 // its P's tick. The runtime's goyield (its own P's queue, no wake-up)

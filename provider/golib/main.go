@@ -17,7 +17,7 @@ package main
 /*
 #cgo CFLAGS: -I${SRCDIR}/.. -O2 -Wall
 #include "cptabi.h"
-int cpt_go_yield_due(int64_t every_ns);
+int cpt_go_yield_due(int64_t every_ns, int sync_exempt);
 */
 import "C"
 
@@ -86,7 +86,11 @@ func guard(st *C.struct_cpt_status, rc *C.int) {
 		}
 		return
 	}
-	if C.cpt_go_yield_due(C.int64_t(cptdrv.YieldEvery)) != 0 {
+	exempt := C.int(0)
+	if cptdrv.MonitorBatch() {
+		exempt = 1
+	}
+	if C.cpt_go_yield_due(C.int64_t(cptdrv.YieldEvery), exempt) != 0 {
 		cptdrv.Yield()
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"cptprov/cptdrv"
 )
 
 // The Go runtime's monitor thread (sysmon) wakes every 20 µs to 10 ms
@@ -55,7 +57,9 @@ func lowerMonitor() {
 		}
 		for tid, n := range seen {
 			if n >= 2 {
-				setBatch(tid)
+				if setBatch(tid) {
+					cptdrv.SetMonitorBatch()
+				}
 				return
 			}
 		}
@@ -121,7 +125,8 @@ func sleepingIn(lo, hi uint64) []int {
 }
 
 // setBatch makes thread tid SCHED_BATCH; a refusal leaves it as it was.
-func setBatch(tid int) {
+func setBatch(tid int) bool {
 	var param struct{ priority int32 }
-	syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(tid), schedBatch, uintptr(unsafe.Pointer(&param)))
+	_, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(tid), schedBatch, uintptr(unsafe.Pointer(&param)))
+	return errno == 0
 }
