@@ -48,6 +48,8 @@ func main() {
 	check := flag.String("check", "", "verify the report and charts in this directory and exit")
 	render := flag.String("render", "", "draw the report and charts again from this directory's data.json and exit")
 	only := flag.String("steps", "", "measure again only these steps (comma separated: pk, procs, sym, gcm, cpu, split, servers, attrib, dpdk) into -out's data.json")
+	ab := flag.String("ab", "", "A,B: measure a server through A and through B side by side, -runs rounds, and exit; A and B are each stock, a directory holding a cptprov.so, or an openssl.cnf")
+	abWorkload := flag.String("workload", "TLS 1.3 RSA", "with -ab: the workload whose name contains this (RSA, ECDSA, TLS 1.2, haproxy, bulk)")
 	flag.Parse()
 	if *render != "" {
 		r, err := loadReport(*render)
@@ -76,6 +78,20 @@ func main() {
 	cfg := fullConfig(root, *runs)
 	if *quick {
 		cfg = quickConfig(root)
+	}
+	if *ab != "" {
+		sides := strings.Split(*ab, ",")
+		if len(sides) != 2 {
+			fmt.Fprintln(os.Stderr, "cptbench: -ab takes A,B")
+			os.Exit(2)
+		}
+		cfg.runs = *runs
+		b := &bench{cfg: cfg, root: root, seen: map[string]bool{}}
+		if err := b.ab(sides, *abWorkload); err != nil {
+			fmt.Fprintln(os.Stderr, "cptbench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	cfg.out = *out
 	if cfg.out == "" {

@@ -397,6 +397,11 @@ func (b *bench) threadCPU(r *report) error {
 // is a bad value: cptprov refuses to activate, and OpenSSL goes on
 // without it.)
 func opensslConf(root, statsDir string, keys ...string) string {
+	return moduleConf(filepath.Join(root, "build", "cptprov.so"), statsDir, keys...)
+}
+
+// moduleConf is opensslConf for the cptprov.so at module.
+func moduleConf(module, statsDir string, keys ...string) string {
 	if statsDir != "" {
 		keys = append([]string{"stats_dir = " + statsDir}, keys...)
 	}
@@ -414,7 +419,7 @@ module = %s
 activate = 1
 %s[algorithm_sect]
 default_properties = ?provider=cptprov
-`, filepath.Join(root, "build", "cptprov.so"), strings.Join(append(keys, ""), "\n"))
+`, module, strings.Join(append(keys, ""), "\n"))
 }
 
 // environment describes the machine and the software measured.

@@ -212,7 +212,7 @@ func (f serverFiles) env(prov string) string {
 func (b *bench) loadServer(f serverFiles, wl workload, prov string) (float64, float64, error) {
 	var rate, cpuPer float64
 	err := b.underLoad(f, wl, f.env(prov), func(srv running, run func() (float64, float64, error)) error {
-		n, el, c, err := serverCPU(srv, prov, run)
+		n, el, c, err := serverCPU(srv, f.side(prov).check, run)
 		rate, cpuPer = n/el, c
 		return err
 	})
@@ -222,8 +222,9 @@ func (b *bench) loadServer(f serverFiles, wl workload, prov string) (float64, fl
 // serverCPU runs a load on srv and returns what run returns (the requests
 // done and the seconds they took) and the CPU the server's processes spent
 // per request (a request is a handshake, or a MiB of the bulk download).
-// A server through cptprov must have started it in every worker.
-func serverCPU(srv running, prov string, run func() (float64, float64, error)) (n, el, cpuPer float64, err error) {
+// Then check, unless nil, must hold of srv (a server through cptprov must
+// have started it in every worker: cptprovRan).
+func serverCPU(srv running, check func(running) error, run func() (float64, float64, error)) (n, el, cpuPer float64, err error) {
 	before, err := treeCPU(srv.pid)
 	if err != nil {
 		return 0, 0, 0, err
@@ -232,8 +233,8 @@ func serverCPU(srv running, prov string, run func() (float64, float64, error)) (
 		return 0, 0, 0, err
 	}
 	after, err := treeCPU(srv.pid)
-	if err == nil && prov == cpt {
-		err = cptprovRan(srv)
+	if err == nil && check != nil {
+		err = check(srv)
 	}
 	if err != nil {
 		return 0, 0, 0, err
@@ -315,41 +316,65 @@ func (b *bench) startLoaded(f serverFiles, wl workload, env, tag string) (loaded
 // same two CPUs, as the processes of a loaded machine do. Which one starts
 // first alternates with cptFirst.
 func (b *bench) sideBySide(f serverFiles, wl workload, cptFirst bool) (def, cptv float64, err error) {
-	provs := []string{dflt, cpt}
-	if cptFirst {
-		provs = []string{cpt, dflt}
+	got, err := b.pair(f, wl, [2]side{f.side(dflt), f.side(cpt)}, cptFirst)
+	return got[0], got[1], err
+}
+
+// A side is one of two servers measured side by side: its name, the
+// environment that runs it, and what must hold of it once loaded (nil:
+// nothing).
+type side struct {
+	name, env string
+	check     func(running) error
+}
+
+// side is how a server runs through prov.
+func (f serverFiles) side(prov string) side {
+	s := side{name: prov, env: f.env(prov)}
+	if prov == cpt {
+		s.check = cptprovRan
 	}
-	ls := map[string]loaded{}
-	for _, prov := range provs {
-		l, err := b.startLoaded(f, wl, f.env(prov), "-"+prov)
+	return s
+}
+
+// pair loads wl's server as each of the two sides at the same time, each
+// with its own h2load, and returns each one's CPU per handshake or MiB;
+// the second starts first with secondFirst.
+func (b *bench) pair(f serverFiles, wl workload, sides [2]side, secondFirst bool) (cpuPer [2]float64, err error) {
+	order := []int{0, 1}
+	if secondFirst {
+		order = []int{1, 0}
+	}
+	var ls [2]loaded
+	for _, i := range order {
+		l, err := b.startLoaded(f, wl, sides[i].env, fmt.Sprintf("-%d%s", i, sides[i].name))
 		if err != nil {
-			return 0, 0, err
+			return cpuPer, err
 		}
 		defer l.srv.Stop()
-		ls[prov] = l
+		ls[i] = l
 	}
-	count := min(ls[dflt].count, ls[cpt].count)
+	count := min(ls[0].count, ls[1].count)
 	type result struct {
-		prov   string
+		i      int
 		cpuPer float64
 		err    error
 	}
-	done := make(chan result, len(provs))
-	for _, prov := range provs {
-		go func(prov string, l loaded) {
-			_, _, c, err := serverCPU(l.srv, prov, func() (float64, float64, error) { return l.run(count) })
-			done <- result{prov, c, err}
-		}(prov, ls[prov])
+	done := make(chan result, len(order))
+	for _, i := range order {
+		go func(i int, l loaded) {
+			_, _, c, err := serverCPU(l.srv, sides[i].check, func() (float64, float64, error) { return l.run(count) })
+			done <- result{i, c, err}
+		}(i, ls[i])
 	}
-	got := map[string]float64{}
-	for range provs {
+	for range order {
 		r := <-done
 		if r.err != nil {
 			err = r.err
 		}
-		got[r.prov] = r.cpuPer
+		cpuPer[r.i] = r.cpuPer
 	}
-	return got[dflt], got[cpt], err
+	return cpuPer, err
 }
 
 // cptprovRan checks that every worker of a server meant to run with
