@@ -39,21 +39,30 @@ func abSide(f serverFiles, arg string, i int) (side, error) {
 	return s, nil
 }
 
+// abWorkload is the one workload whose name contains name, in any case.
+func abWorkload(name string) (workload, error) {
+	var wl workload
+	n := 0
+	for _, w := range workloads {
+		if strings.Contains(strings.ToLower(w.name), strings.ToLower(name)) {
+			wl, n = w, n+1
+		}
+	}
+	if n != 1 {
+		return wl, fmt.Errorf("-workload %q names %d of the workloads, not one", name, n)
+	}
+	return wl, nil
+}
+
 // ab measures two builds or configurations of cptprov (or one against
 // stock) side by side, as the report measures cptprov against stock: the
 // workload whose name contains wlName, runs rounds, which side starts
 // first alternating. It prints each round's CPU per handshake (or MiB) and
 // B/A, and the median of B/A.
 func (b *bench) ab(args []string, wlName string) error {
-	var wl workload
-	n := 0
-	for _, w := range workloads {
-		if strings.Contains(strings.ToLower(w.name), strings.ToLower(wlName)) {
-			wl, n = w, n+1
-		}
-	}
-	if n != 1 {
-		return fmt.Errorf("-workload %q names %d of the workloads, not one", wlName, n)
+	wl, err := abWorkload(wlName)
+	if err != nil {
+		return err
 	}
 	r := &report{}
 	f, done, ok, err := b.serverSetup(r, "-ab")

@@ -39,3 +39,16 @@ func TestABSide(t *testing.T) {
 		t.Error("a path that does not exist was taken")
 	}
 }
+
+// The names -workload's help and docs/performance.md give each name one
+// workload; a part of two names none.
+func TestABWorkload(t *testing.T) {
+	for _, name := range []string{"nginx TLS 1.3 RSA", "ECDSA", "TLS 1.2", "haproxy", "bulk"} {
+		if _, err := abWorkload(name); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := abWorkload("TLS 1.3 RSA"); err == nil {
+		t.Error("TLS 1.3 RSA names nginx's and haproxy's workloads, and was taken")
+	}
+}

@@ -49,7 +49,7 @@ func main() {
 	render := flag.String("render", "", "draw the report and charts again from this directory's data.json and exit")
 	only := flag.String("steps", "", "measure again only these steps (comma separated: pk, procs, sym, gcm, cpu, split, servers, attrib, dpdk) into -out's data.json")
 	ab := flag.String("ab", "", "A,B: measure a server through A and through B side by side, -runs rounds, and exit; A and B are each stock, a directory holding a cptprov.so, or an openssl.cnf")
-	abWorkload := flag.String("workload", "TLS 1.3 RSA", "with -ab: the workload whose name contains this (RSA, ECDSA, TLS 1.2, haproxy, bulk)")
+	abWorkload := flag.String("workload", "nginx TLS 1.3 RSA", "with -ab: the one workload whose name contains this (nginx TLS 1.3 RSA, ECDSA, TLS 1.2, haproxy, bulk)")
 	flag.Parse()
 	if *render != "" {
 		r, err := loadReport(*render)
